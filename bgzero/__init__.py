@@ -1,0 +1,1 @@
+"""bgzero: teach neural networks to play backgammon by self-play."""

@@ -1,0 +1,33 @@
+"""Exception classes raised at bgzero's boundaries.
+
+Each names the offending value in its message so a user can fix the input without
+reading a traceback.
+"""
+
+
+class BgzeroError(Exception):
+    """Base class for every error bgzero raises on purpose."""
+
+
+class InvalidPositionError(BgzeroError, ValueError):
+    """A board array or Position ID that does not describe a legal position."""
+
+
+class InvalidMatchIdError(BgzeroError, ValueError):
+    """A Match ID string that cannot be decoded."""
+
+
+class InvalidDiceError(BgzeroError, ValueError):
+    """Dice outside 1-6 or of the wrong shape."""
+
+
+class IllegalMoveError(BgzeroError, ValueError):
+    """A move string that is malformed or not legal for the position and dice."""
+
+
+class CheckpointError(BgzeroError, ValueError):
+    """A checkpoint file that is missing, truncated, foreign or incompatible."""
+
+
+class ConfigError(BgzeroError, ValueError):
+    """A configuration value outside its allowed range."""
