@@ -21,6 +21,8 @@ from importlib.resources import files
 import numpy as np
 from numba import njit
 
+from bgzero.segments import segment_argmax
+
 ALL_OFF_SCORE = 99999999.0
 
 
@@ -84,21 +86,6 @@ def _scores(after, race, w):
     return out
 
 
-@njit(cache=True)
-def _segment_argmax(scores, offsets):
-    n_pos = offsets.shape[0] - 1
-    best = np.full(n_pos, -1, dtype=np.int64)
-    for b in range(n_pos):
-        lo, hi = offsets[b], offsets[b + 1]
-        if hi > lo:
-            i_best = lo
-            for i in range(lo + 1, hi):
-                if scores[i] > scores[i_best]:
-                    i_best = i
-            best[b] = i_best
-    return best
-
-
 def pubeval_scores(after: np.ndarray, race: np.ndarray) -> np.ndarray:
     """``(N,)`` float64 pubeval scores of ``(N, 2, 25)`` candidate positions.
 
@@ -134,4 +121,4 @@ def pubeval_choose(before: np.ndarray, after: np.ndarray, offsets: np.ndarray) -
             f"offsets must be non-decreasing, shape ({n_pos + 1},), from 0 to {n_cand}; got {offsets!r}"
         )
     race = np.repeat(is_race(before), np.diff(offsets))
-    return _segment_argmax(pubeval_scores(after, race), offsets)
+    return segment_argmax(pubeval_scores(after, race), offsets)

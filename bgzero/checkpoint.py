@@ -1,0 +1,69 @@
+"""Checkpoints: one dict with everything a run needs to continue, written atomically.
+
+A checkpoint holds the model and optimizer state, the run's config, the encoder name, the
+net's shape, counters and RNG states. It is written to a temporary file in the same
+directory and renamed over the target, so a crash never leaves a half-written file under
+the real name.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import tempfile
+import zipfile
+from pathlib import Path
+
+import torch
+
+from bgzero.errors import CheckpointError
+from bgzero.net import NetConfig, ValueNet
+
+FORMAT = "bgzero-checkpoint-v1"
+_REQUIRED = ("format", "model", "net_config", "encoder", "games")
+
+
+def save_checkpoint(path: str | Path, state: dict) -> Path:
+    """Write ``state`` (plus the format tag) to ``path`` atomically."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            torch.save({"format": FORMAT, **state}, f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def load_checkpoint(path: str | Path) -> dict:
+    """Read and check a checkpoint; raises :class:`CheckpointError` naming the problem."""
+    path = Path(path)
+    if not path.is_file():
+        raise CheckpointError(f"checkpoint {path} does not exist")
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=True)
+    except (RuntimeError, EOFError, OSError, pickle.UnpicklingError, zipfile.BadZipFile, ValueError) as e:
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise CheckpointError(f"checkpoint {path} is truncated or not a bgzero checkpoint ({first})") from None
+    if not isinstance(state, dict) or state.get("format") != FORMAT:
+        raise CheckpointError(f"{path} is not a bgzero checkpoint (expected format {FORMAT!r})")
+    missing = [k for k in _REQUIRED if k not in state]
+    if missing:
+        raise CheckpointError(f"checkpoint {path} lacks {', '.join(missing)}")
+    return state
+
+
+def load_net(path: str | Path) -> tuple[ValueNet, str]:
+    """The network and its encoder name from a checkpoint, ready for evaluation."""
+    state = load_checkpoint(path)
+    net = ValueNet(NetConfig(**state["net_config"]))
+    try:
+        net.load_state_dict(state["model"])
+    except RuntimeError as e:
+        raise CheckpointError(f"checkpoint {path}: weights do not fit its net config ({str(e).splitlines()[0]})") from None
+    return net.eval(), state["encoder"]

@@ -1,0 +1,106 @@
+"""The value network and the arithmetic of its five probabilities.
+
+The network answers "how good is this position for the side on roll, before it rolls"
+with GNU Backgammon's five cumulative probabilities
+
+    (win, win gammon, win backgammon, lose gammon, lose backgammon)
+
+where gammons include backgammons. Consistency (P(bg) <= P(gammon) <= P(win) on each
+side) holds by construction: the network predicts a win probability and, for each side,
+the conditional chances that a win is a gammon and that a gammon is a backgammon.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+import torch
+from torch import nn
+
+from bgzero.errors import ConfigError
+
+NUM_OUTPUTS = 5
+WIN, WIN_G, WIN_BG, LOSE_G, LOSE_BG = range(5)
+_ACTIVATIONS = {"relu": nn.ReLU, "sigmoid": nn.Sigmoid, "tanh": nn.Tanh, "elu": nn.ELU}
+
+
+@dataclass
+class NetConfig:
+    """Shape of a :class:`ValueNet`."""
+
+    num_inputs: int = 198
+    """Length of the encoder's input vector (set from the encoder, not by hand)."""
+    hidden: list[int] = field(default_factory=lambda: [128])
+    """Hidden layer widths; gnubg's contact net is one layer of 128."""
+    activation: str = "relu"
+    """Hidden activation: relu, sigmoid (TD-Gammon), tanh or elu."""
+
+    def __post_init__(self):
+        self.hidden = [int(h) for h in self.hidden]
+        if self.activation not in _ACTIVATIONS:
+            raise ConfigError(f"net.activation={self.activation!r}; choose one of {sorted(_ACTIVATIONS)}")
+        if self.num_inputs < 1 or any(h < 1 for h in self.hidden):
+            raise ConfigError(f"net sizes must be positive: inputs={self.num_inputs}, hidden={self.hidden}")
+
+
+class ValueNet(nn.Module):
+    """MLP from encoded positions to the five cumulative probabilities."""
+
+    def __init__(self, config: NetConfig):
+        super().__init__()
+        self.config = config
+        layers: list[nn.Module] = []
+        width = config.num_inputs
+        for h in config.hidden:
+            layers += [nn.Linear(width, h), _ACTIVATIONS[config.activation]()]
+            width = h
+        self.body = nn.Sequential(*layers)
+        self.head = nn.Linear(width, NUM_OUTPUTS)
+
+    def logits(self, x: torch.Tensor) -> torch.Tensor:
+        """Raw head outputs: win, gammon|win, bg|gammon-win, gammon|loss, bg|gammon-loss."""
+        return self.head(self.body(x))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return probs_from_logits(self.logits(x))
+
+    def config_dict(self) -> dict:
+        return asdict(self.config)
+
+
+def probs_from_logits(logits: torch.Tensor) -> torch.Tensor:
+    """The five cumulative probabilities from the conditional logits (consistent by construction)."""
+    s = torch.sigmoid(logits)
+    win = s[..., 0]
+    wg = win * s[..., 1]
+    wbg = wg * s[..., 2]
+    lg = (1 - win) * s[..., 3]
+    lbg = lg * s[..., 4]
+    return torch.stack([win, wg, wbg, lg, lbg], dim=-1)
+
+
+def equity(probs):
+    """Cubeless money equity ``2w - 1 + wg - lg + wbg - lbg`` (numpy or torch, last axis 5)."""
+    return 2 * probs[..., 0] - 1 + probs[..., 1] - probs[..., 3] + probs[..., 2] - probs[..., 4]
+
+
+def flip(probs):
+    """The same probabilities seen by the other side: (w, wg, wbg, lg, lbg) -> (1-w, lg, lbg, wg, wbg)."""
+    if isinstance(probs, torch.Tensor):
+        return torch.stack([1 - probs[..., 0], probs[..., 3], probs[..., 4], probs[..., 1], probs[..., 2]], dim=-1)
+    p = np.asarray(probs)
+    return np.stack([1 - p[..., 0], p[..., 3], p[..., 4], p[..., 1], p[..., 2]], axis=-1)
+
+
+def result_probs(points) -> np.ndarray:
+    """Exact five probabilities of a finished game scored ``points`` (+1..+3 won, -1..-3 lost)."""
+    pts = np.asarray(points)
+    out = np.zeros(pts.shape + (NUM_OUTPUTS,), np.float32)
+    won, mag = pts > 0, np.abs(pts)
+    out[..., WIN] = won
+    out[..., WIN_G] = won & (mag >= 2)
+    out[..., WIN_BG] = won & (mag >= 3)
+    out[..., LOSE_G] = ~won & (mag >= 2)
+    out[..., LOSE_BG] = ~won & (mag >= 3)
+    return out

@@ -1,0 +1,32 @@
+"""Per-segment reductions over flat candidate arrays.
+
+Move generation returns the candidates of B positions back to back, delimited by
+``offsets``; choosing a move is a reduction over each segment.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True)
+def segment_argmax(scores, offsets):
+    """Index of the highest score in each segment (first on ties); -1 for an empty one."""
+    n_seg = offsets.shape[0] - 1
+    best = np.full(n_seg, -1, dtype=np.int64)
+    for b in range(n_seg):
+        lo, hi = offsets[b], offsets[b + 1]
+        if hi > lo:
+            i_best = lo
+            for i in range(lo + 1, hi):
+                if scores[i] > scores[i_best]:
+                    i_best = i
+            best[b] = i_best
+    return best
+
+
+def segment_random(offsets: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A uniformly random index in each (non-empty) segment."""
+    counts = np.diff(offsets)
+    return offsets[:-1] + (rng.random(len(counts)) * counts).astype(np.int64)

@@ -1,0 +1,276 @@
+"""``train(cfg)``: self-play workers feed a TD(λ) learner; logging, evaluation, checkpoints.
+
+Reads top to bottom: build the net and optimizer (or restore them), start the self-play
+workers, then loop: take finished games, compute λ-return targets with the current net,
+take minibatch steps, publish the new weights, log, evaluate against pubeval now and then,
+checkpoint. ``selfplay.workers=0`` plays in this process, which makes a run exactly
+reproducible from its seed; with worker processes the dice are still seeded per worker,
+but which weights a game is played with depends on timing.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import queue
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.multiprocessing as mp
+from omegaconf import DictConfig, OmegaConf
+from torch.nn.utils import parameters_to_vector, vector_to_parameters
+from torch.utils.tensorboard import SummaryWriter
+from tqdm import tqdm
+
+from bgzero.agents.neural import NeuralAgent
+from bgzero.agents.pubeval_agent import PubevalAgent
+from bgzero.checkpoint import load_checkpoint, save_checkpoint
+from bgzero.encode import get_encoder
+from bgzero.errors import CheckpointError, ConfigError
+from bgzero.evaluate import play_match
+from bgzero.evaluator import Evaluator
+from bgzero.net import NetConfig, ValueNet, equity
+from bgzero.selfplay import SelfPlayer, Trajectories
+from bgzero.td import batch_lambda_returns, td_loss
+
+
+def learning_rate(td: DictConfig, games: int, total_games: int) -> float:
+    """The learning rate after ``games`` games of ``total_games`` under ``td.lr_schedule``."""
+    frac = min(1.0, games / max(1, total_games))
+    if td.lr_schedule == "constant":
+        return td.lr
+    if td.lr_schedule == "linear":
+        return td.lr + (td.lr_final - td.lr) * frac
+    if td.lr_schedule == "cosine":
+        return td.lr_final + 0.5 * (td.lr - td.lr_final) * (1 + math.cos(math.pi * frac))
+    raise ConfigError(f"td.lr_schedule={td.lr_schedule!r}; choose constant, linear or cosine")
+
+
+def check_config(cfg: DictConfig) -> None:
+    """Reject values that would fail later, with the offending key in the message."""
+    if not 0.0 <= cfg.td.lam <= 1.0:
+        raise ConfigError(f"td.lam={cfg.td.lam} must be in [0, 1]")
+    if cfg.td.lr <= 0 or cfg.td.batch_size < 1:
+        raise ConfigError(f"td.lr={cfg.td.lr} and td.batch_size={cfg.td.batch_size} must be positive")
+    if cfg.td.optimizer not in ("adam", "sgd"):
+        raise ConfigError(f"td.optimizer={cfg.td.optimizer!r}; choose adam or sgd")
+    if not 0.0 <= cfg.selfplay.epsilon <= 1.0:
+        raise ConfigError(f"selfplay.epsilon={cfg.selfplay.epsilon} must be in [0, 1]")
+    if cfg.selfplay.parallel_games < 1 or cfg.selfplay.games_per_chunk < 1:
+        raise ConfigError("selfplay.parallel_games and selfplay.games_per_chunk must be positive")
+    if cfg.train.games < 0 or cfg.eval.games < 0:
+        raise ConfigError("train.games and eval.games must be non-negative")
+    learning_rate(cfg.td, 0, 1)
+
+
+def num_workers(cfg: DictConfig) -> int:
+    workers = cfg.selfplay.workers
+    if workers == "auto":
+        return os.cpu_count() or 1
+    if not isinstance(workers, int) or workers < 0:
+        raise ConfigError(f"selfplay.workers={workers!r}; use auto or a count >= 0 (0 plays in-process)")
+    return workers
+
+
+def make_optimizer(net: ValueNet, td: DictConfig) -> torch.optim.Optimizer:
+    if td.optimizer == "adam":
+        return torch.optim.Adam(net.parameters(), lr=td.lr)
+    return torch.optim.SGD(net.parameters(), lr=td.lr)
+
+
+def _worker(wid: int, cfg_yaml: str, net_config: dict, shared: torch.Tensor, version, lock, out, stop, seed: int):
+    """Self-play worker process: play chunks of games with the latest published weights."""
+    torch.set_num_threads(1)
+    cfg = OmegaConf.create(cfg_yaml)
+    net = ValueNet(NetConfig(**net_config))
+    agent = NeuralAgent(Evaluator(net, cfg.encoder.name), cfg.selfplay.epsilon, seed=seed)
+    player = SelfPlayer(agent, cfg.selfplay.parallel_games, seed=seed)
+    seen = -1
+    while not stop.is_set():
+        if version.value != seen:
+            with lock:
+                vector_to_parameters(shared.clone(), net.parameters())
+                seen = version.value
+        traj = player.play(cfg.selfplay.games_per_chunk)
+        while not stop.is_set():
+            try:
+                out.put(traj, timeout=0.5)
+                break
+            except queue.Full:
+                continue
+
+
+class _Workers:
+    """Self-play worker processes sharing the learner's weights through shared memory."""
+
+    def __init__(self, n: int, cfg: DictConfig, net: ValueNet, seeds: list[int]):
+        ctx = mp.get_context("spawn")
+        self.shared = parameters_to_vector(net.parameters()).detach().clone().share_memory_()
+        self.version = ctx.Value("l", 0)
+        self.lock = ctx.Lock()
+        self.out = ctx.Queue(maxsize=2 * n)
+        self.stop = ctx.Event()
+        cfg_yaml = OmegaConf.to_yaml(cfg, resolve=True)
+        self.procs = [ctx.Process(target=_worker, daemon=True,
+                                  args=(w, cfg_yaml, net.config_dict(), self.shared, self.version,
+                                        self.lock, self.out, self.stop, seeds[w]))
+                      for w in range(n)]
+        for p in self.procs:
+            p.start()
+
+    def publish(self, net: ValueNet) -> None:
+        with self.lock:
+            self.shared.copy_(parameters_to_vector(net.parameters()).detach())
+            self.version.value += 1
+
+    def get(self) -> Trajectories:
+        while True:
+            try:
+                return self.out.get(timeout=5.0)
+            except queue.Empty:
+                dead = [p.exitcode for p in self.procs if not p.is_alive()]
+                if dead:
+                    raise RuntimeError(f"a self-play worker died (exit codes {dead})") from None
+
+    def close(self) -> None:
+        self.stop.set()
+        for p in self.procs:
+            p.join(timeout=5)
+            if p.is_alive():
+                p.terminate()
+
+
+def learn(net: ValueNet, opt: torch.optim.Optimizer, encoder, traj: Trajectories, cfg: DictConfig,
+          rng: np.random.Generator) -> dict:
+    """One pass of minibatch steps on λ-return targets for a chunk of finished games."""
+    x = torch.from_numpy(encoder(traj.boards))
+    with torch.no_grad():
+        values = net(x).numpy()
+    targets = torch.from_numpy(batch_lambda_returns(values, traj.lengths, traj.points, cfg.td.lam))
+    td_error = float(np.abs(equity(targets.numpy()) - equity(values)).mean())
+    losses = []
+    for _ in range(cfg.td.epochs):
+        perm = torch.from_numpy(rng.permutation(len(x)))
+        for lo in range(0, len(x), cfg.td.batch_size):
+            idx = perm[lo:lo + cfg.td.batch_size]
+            loss = td_loss(net(x[idx]), targets[idx])
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+    return {"loss": float(np.mean(losses)), "td_error": td_error}
+
+
+def evaluate_vs_pubeval(net: ValueNet, encoder: str, games: int, seed: int):
+    agent = NeuralAgent(Evaluator(net, encoder), name="learner")
+    result = play_match(agent, PubevalAgent(), games, seed=seed)
+    net.train()
+    return result
+
+
+def train(cfg: DictConfig) -> dict:
+    """Run (or resume) a training run described by ``cfg``; returns the final results."""
+    check_config(cfg)
+    torch.set_num_threads(1)
+    out_dir = Path(cfg.train.out_dir)
+    encoder = get_encoder(cfg.encoder.name)
+    net_config = NetConfig(num_inputs=encoder.num_inputs, hidden=list(cfg.net.hidden), activation=cfg.net.activation)
+    torch.manual_seed(cfg.seed)
+    net = ValueNet(net_config)
+    opt = make_optimizer(net, cfg.td)
+    rng = np.random.default_rng(cfg.seed)
+    games = positions = 0
+    if cfg.train.resume:
+        state = load_checkpoint(cfg.train.resume)
+        if state["encoder"] != cfg.encoder.name or state["net_config"] != net.config_dict():
+            raise CheckpointError(
+                f"checkpoint {cfg.train.resume} has encoder {state['encoder']!r} and net {state['net_config']}, "
+                f"but this run asks for {cfg.encoder.name!r} and {net.config_dict()}")
+        net.load_state_dict(state["model"])
+        opt.load_state_dict(state["optimizer"])
+        games, positions = state["games"], state["positions"]
+        rng.bit_generator.state = state["rng"]
+        torch.set_rng_state(state["torch_rng"])
+
+    def checkpoint(tag: str) -> Path:
+        state = {"model": net.state_dict(), "optimizer": opt.state_dict(), "net_config": net.config_dict(),
+                 "encoder": cfg.encoder.name, "games": games, "positions": positions,
+                 "config": OmegaConf.to_container(cfg, resolve=True), "rng": rng.bit_generator.state,
+                 "torch_rng": torch.get_rng_state()}
+        save_checkpoint(out_dir / "checkpoints" / f"{tag}.pt", state)
+        return save_checkpoint(out_dir / "last.pt", state)
+
+    writer = SummaryWriter(str(out_dir / "tb"), purge_step=games)
+    writer.add_text("config", "```\n" + OmegaConf.to_yaml(cfg) + "\n```", games)
+    n_workers = num_workers(cfg)
+    seeds = [int(s.generate_state(1)[0]) for s in np.random.SeedSequence([cfg.seed, games]).spawn(max(1, n_workers))]
+    workers = _Workers(n_workers, cfg, net, seeds) if n_workers else None
+    player = None if workers else SelfPlayer(NeuralAgent(Evaluator(net, cfg.encoder.name), cfg.selfplay.epsilon,
+                                                         seed=seeds[0]), cfg.selfplay.parallel_games, seeds[0])
+    next_eval = (games // cfg.eval.every_games + 1) * cfg.eval.every_games if cfg.eval.every_games else math.inf
+    next_ckpt = (games // cfg.train.checkpoint_every + 1) * cfg.train.checkpoint_every
+    last_eval = "-"
+    bar = tqdm(total=cfg.train.games, initial=games, unit="game", disable=not cfg.train.progress, dynamic_ncols=True)
+    started, games_at_start = time.perf_counter(), games
+    try:
+        while games < cfg.train.games:
+            tick = time.perf_counter()
+            if workers:
+                traj = workers.get()
+            else:
+                traj = player.play(cfg.selfplay.games_per_chunk)
+                net.train()
+            for group in opt.param_groups:
+                group["lr"] = learning_rate(cfg.td, games, cfg.train.games)
+            stats = learn(net, opt, encoder, traj, cfg, rng)
+            if workers:
+                workers.publish(net)
+            games += traj.games
+            positions += len(traj.boards)
+            elapsed = time.perf_counter() - started
+            gps = (games - games_at_start) / elapsed
+            bar.update(traj.games)
+            bar.set_postfix_str(f"{gps:.0f} games/s, loss {stats['loss']:.3f}, vs pubeval {last_eval}")
+            writer.add_scalar("losses/td_loss", stats["loss"], games)
+            writer.add_scalar("losses/td_error", stats["td_error"], games)
+            writer.add_scalar("train/learning_rate", opt.param_groups[0]["lr"], games)
+            writer.add_scalar("selfplay/games_per_s", gps, games)
+            writer.add_scalar("selfplay/positions_per_s", len(traj.boards) / max(1e-9, time.perf_counter() - tick), games)
+            writer.add_scalar("selfplay/avg_game_length", float(traj.lengths.mean()), games)
+            writer.add_scalar("selfplay/gammon_rate", float((traj.points >= 2).mean()), games)
+            writer.add_scalar("selfplay/backgammon_rate", float((traj.points >= 3).mean()), games)
+            if games >= next_eval:
+                result = evaluate_vs_pubeval(net, cfg.encoder.name, cfg.eval.games, seed=cfg.eval.seed)
+                log_eval(writer, result, games, elapsed)
+                last_eval = f"{result.ppg:+.3f}±{result.ci95:.3f}"
+                next_eval += cfg.eval.every_games
+            if games >= next_ckpt:
+                checkpoint(f"games_{games:09d}")
+                next_ckpt += cfg.train.checkpoint_every
+    finally:
+        bar.close()
+        if workers:
+            workers.close()
+    final_path = checkpoint(f"games_{games:09d}")
+    result = evaluate_vs_pubeval(net, cfg.encoder.name, cfg.eval.final_games, seed=cfg.eval.seed + 1)
+    log_eval(writer, result, games, time.perf_counter() - started)
+    writer.add_hparams({"lam": cfg.td.lam, "lr": cfg.td.lr, "encoder": cfg.encoder.name,
+                        "hidden": str(list(cfg.net.hidden)), "epsilon": cfg.selfplay.epsilon},
+                       {"hparam/ppg_vs_pubeval": result.ppg}, run_name=".")
+    writer.close()
+    summary = {"games": games, "positions": positions, "checkpoint": str(final_path),
+               "wall_seconds": time.perf_counter() - started, "vs_pubeval": result.as_dict()}
+    (out_dir / "result.json").write_text(json.dumps(summary, indent=2))
+    print(f"bgzero: {games} games trained; vs pubeval {result}; checkpoint {final_path}")
+    return summary
+
+
+def log_eval(writer: SummaryWriter, result, games: int, elapsed: float) -> None:
+    writer.add_scalar("eval/ppg_vs_pubeval", result.ppg, games)
+    writer.add_scalar("eval/ppg_ci95_low", result.ppg - result.ci95, games)
+    writer.add_scalar("eval/ppg_ci95_high", result.ppg + result.ci95, games)
+    writer.add_scalar("eval/win_rate", result.win_rate, games)
+    writer.add_scalar("eval/wall_seconds", elapsed, games)

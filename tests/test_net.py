@@ -1,0 +1,40 @@
+"""The value network's outputs: consistency, equity, and the change of viewpoint."""
+
+import numpy as np
+import pytest
+import torch
+
+from bgzero.errors import ConfigError
+from bgzero.net import NetConfig, ValueNet, equity, flip
+
+
+def test_outputs_are_consistent_for_any_input():
+    torch.manual_seed(0)
+    net = ValueNet(NetConfig(num_inputs=10, hidden=[16, 8]))
+    p = net(torch.randn(1000, 10) * 10)
+    assert p.shape == (1000, 5)
+    w, wg, wbg, lg, lbg = p.unbind(-1)
+    assert ((0 <= wbg) & (wbg <= wg) & (wg <= w) & (w <= 1)).all()
+    assert ((0 <= lbg) & (lbg <= lg) & (lg <= 1 - w)).all()
+
+
+def test_equity_of_known_probabilities():
+    assert equity(np.array([1, 1, 1, 0, 0.0])) == pytest.approx(3)
+    assert equity(np.array([0, 0, 0, 1, 0.0])) == pytest.approx(-2)
+    assert equity(np.array([0.5, 0.1, 0.0, 0.1, 0.0])) == pytest.approx(0)
+
+
+def test_flip_swaps_sides_and_negates_equity():
+    p = np.array([0.6, 0.2, 0.05, 0.1, 0.01])
+    np.testing.assert_allclose(flip(p), [0.4, 0.1, 0.01, 0.2, 0.05])
+    np.testing.assert_allclose(flip(flip(p)), p)
+    assert equity(flip(p)) == pytest.approx(-equity(p))
+    t = torch.tensor(p)
+    np.testing.assert_allclose(flip(t).numpy(), flip(p))
+
+
+def test_bad_config_values_are_named():
+    with pytest.raises(ConfigError, match="activation"):
+        NetConfig(activation="swish")
+    with pytest.raises(ConfigError, match="positive"):
+        NetConfig(hidden=[0])

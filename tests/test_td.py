@@ -1,0 +1,62 @@
+"""TD(λ) targets on hand-made three-position games, and the loss."""
+
+import numpy as np
+import pytest
+import torch
+
+from bgzero.net import flip, result_probs
+from bgzero.td import batch_lambda_returns, lambda_returns, td_loss
+
+V = np.array([
+    [0.50, 0.10, 0.01, 0.12, 0.02],  # s0, player A on roll
+    [0.40, 0.08, 0.00, 0.15, 0.03],  # s1, player B on roll
+    [0.70, 0.20, 0.02, 0.05, 0.00],  # s2, player A on roll; A then bears off its last checker
+])
+
+
+def test_lambda_zero_bootstraps_on_the_next_position():
+    t = lambda_returns(V, final_points=2, lam=0.0)
+    np.testing.assert_allclose(t[2], [1, 1, 0, 0, 0])
+    np.testing.assert_allclose(t[1], [0.3, 0.05, 0.00, 0.20, 0.02], atol=1e-6)  # flip(V[2])
+    np.testing.assert_allclose(t[0], [0.6, 0.15, 0.03, 0.08, 0.00], atol=1e-6)  # flip(V[1])
+
+
+def test_lambda_one_is_the_final_result_from_each_side():
+    t = lambda_returns(V, final_points=3, lam=1.0)
+    np.testing.assert_allclose(t[2], [1, 1, 1, 0, 0])
+    np.testing.assert_allclose(t[1], [0, 0, 0, 1, 1])  # B lost a backgammon
+    np.testing.assert_allclose(t[0], [1, 1, 1, 0, 0])
+
+
+def test_intermediate_lambda_mixes_both():
+    lam = 0.5
+    t = lambda_returns(V, final_points=1, lam=lam)
+    r = np.array([1, 0, 0, 0, 0.0])
+    t1 = flip(0.5 * V[2] + 0.5 * r)
+    t0 = flip(0.5 * V[1] + 0.5 * t1)
+    np.testing.assert_allclose(t[1], t1, atol=1e-6)
+    np.testing.assert_allclose(t[0], t0, atol=1e-6)
+
+
+def test_batched_returns_equal_per_game_returns():
+    rng = np.random.default_rng(0)
+    lengths = np.array([3, 1, 5])
+    values = rng.random((lengths.sum(), 5))
+    points = np.array([1, 2, 3])
+    got = batch_lambda_returns(values, lengths, points, 0.7)
+    ends = np.cumsum(lengths)
+    for g, (lo, hi) in enumerate(zip(ends - lengths, ends)):
+        np.testing.assert_allclose(got[lo:hi], lambda_returns(values[lo:hi], points[g], 0.7), atol=1e-6)
+
+
+def test_result_probs_of_each_outcome():
+    np.testing.assert_array_equal(result_probs([1, -2, 3, -3]),
+                                  [[1, 0, 0, 0, 0], [0, 0, 0, 1, 0], [1, 1, 1, 0, 0], [0, 0, 0, 1, 1]])
+
+
+def test_loss_is_zero_only_at_certain_targets():
+    t = torch.tensor([[1.0, 0, 0, 0, 0]])
+    assert td_loss(t.clone(), t) < 1e-4
+    assert td_loss(torch.full((1, 5), 0.5), t) > 3.0
+    with pytest.raises(ValueError):
+        td_loss(torch.full((1, 5), 0.5), torch.full((1, 4), 0.5))
