@@ -34,7 +34,7 @@ def lambda_returns(values: np.ndarray, final_points: int, lam: float) -> np.ndar
     targets[T - 1] = result_probs(final_points)
     for t in range(T - 2, -1, -1):
         targets[t] = flip((1 - lam) * values[t + 1] + lam * targets[t + 1])
-    return targets.astype(np.float32)
+    return np.clip(targets, 0.0, 1.0).astype(np.float32)  # rounding must not leave [0, 1]
 
 
 def batch_lambda_returns(values: np.ndarray, lengths: np.ndarray, final_points: np.ndarray, lam: float) -> np.ndarray:
@@ -51,7 +51,7 @@ def batch_lambda_returns(values: np.ndarray, lengths: np.ndarray, final_points: 
         live = lengths > back
         idx = ends[live] - 1 - back
         targets[idx] = flip((1 - lam) * values[idx + 1] + lam * targets[idx + 1])
-    return targets.astype(np.float32)
+    return np.clip(targets, 0.0, 1.0).astype(np.float32)  # rounding must not leave [0, 1]
 
 
 def td_loss(probs: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:

@@ -60,3 +60,10 @@ def test_loss_is_zero_only_at_certain_targets():
     assert td_loss(torch.full((1, 5), 0.5), t) > 3.0
     with pytest.raises(ValueError):
         td_loss(torch.full((1, 5), 0.5), torch.full((1, 4), 0.5))
+
+
+def test_targets_stay_within_unit_interval_despite_rounding():
+    values = np.ones((6, 5), np.float32)
+    for lam in (0.3, 0.7):
+        t = batch_lambda_returns(values, np.array([6]), np.array([3]), lam)
+        assert t.min() >= 0.0 and t.max() <= 1.0
