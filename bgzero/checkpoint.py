@@ -17,6 +17,7 @@ from pathlib import Path
 import torch
 
 from bgzero.errors import CheckpointError
+from bgzero.evaluator import Evaluator
 from bgzero.net import NetConfig, ValueNet
 
 FORMAT = "bgzero-checkpoint-v1"
@@ -67,3 +68,9 @@ def load_net(path: str | Path) -> tuple[ValueNet, str]:
     except RuntimeError as e:
         raise CheckpointError(f"checkpoint {path}: weights do not fit its net config ({str(e).splitlines()[0]})") from None
     return net.eval(), state["encoder"]
+
+
+def load_evaluator(path: str | Path):
+    """An :class:`~bgzero.evaluator.Evaluator` for the network stored in a checkpoint."""
+    net, encoder = load_net(path)
+    return Evaluator(net, encoder)

@@ -12,8 +12,13 @@ import math
 import time
 from dataclasses import asdict, dataclass
 
-import numpy as np
+import multiprocessing as mp
 
+import numpy as np
+import torch
+from tqdm import tqdm
+
+from bgzero.agents import make_agent
 from bgzero.agents.base import Agent
 from bgzero.board import START
 from bgzero.game import game_results
@@ -84,21 +89,64 @@ def play_games(agent_a: Agent, agent_b: Agent, dice: np.ndarray, a_first: np.nda
     return points
 
 
+def play_pairs(agent_a: Agent, agent_b: Agent, dice: np.ndarray, batch_pairs: int = 256) -> np.ndarray:
+    """(pairs, 2) points for A: each dice row played with A first, then with B first."""
+    out = []
+    for lo in range(0, len(dice), batch_pairs):
+        d = dice[lo:lo + batch_pairs]
+        k = len(d)
+        pts = play_games(agent_a, agent_b, np.concatenate([d, d]),
+                         np.concatenate([np.ones(k, bool), np.zeros(k, bool)]))
+        out.append(np.stack([pts[:k], pts[k:]], axis=1))
+    return np.concatenate(out) if out else np.zeros((0, 2), np.int64)
+
+
 def play_match(agent_a: Agent, agent_b: Agent, games: int, seed: int = 0, batch_pairs: int = 256) -> MatchResult:
-    """``games`` (rounded up to even) cubeless games of A vs B, duplicate dice."""
-    rng = np.random.default_rng(seed)
-    pairs = max(1, math.ceil(games / 2))
+    """``games`` (rounded up to even) cubeless games of A vs B in this process, duplicate dice."""
+    dice = draw_dice(np.random.default_rng(seed), max(1, math.ceil(games / 2)))
     start = time.perf_counter()
-    pair_points = []
-    for lo in range(0, pairs, batch_pairs):
-        k = min(batch_pairs, pairs - lo)
-        dice = draw_dice(rng, k)
-        both = np.concatenate([dice, dice])
-        a_first = np.concatenate([np.ones(k, bool), np.zeros(k, bool)])
-        pts = play_games(agent_a, agent_b, both, a_first)
-        pair_points.append(np.stack([pts[:k], pts[k:]], axis=1))
-    pts = np.concatenate(pair_points)  # (pairs, 2)
-    return summarise(pts, time.perf_counter() - start)
+    return summarise(play_pairs(agent_a, agent_b, dice, batch_pairs), time.perf_counter() - start)
+
+
+_AGENTS: dict[str, Agent] = {}
+
+
+def _play_shard(args) -> np.ndarray:
+    spec_a, spec_b, dice, batch_pairs = args
+    torch.set_num_threads(1)
+    for spec in (spec_a, spec_b):
+        if spec not in _AGENTS:
+            _AGENTS[spec] = make_agent(spec)
+    return play_pairs(_AGENTS[spec_a], _AGENTS[spec_b], dice, batch_pairs)
+
+
+def play_match_specs(spec_a: str, spec_b: str, games: int, seed: int = 0, processes: int = 1,
+                     batch_pairs: int = 256, progress: bool = False) -> MatchResult:
+    """Like :func:`play_match` for agents named by spec strings, over ``processes`` processes.
+
+    The dice are drawn here, before sharding, so the result does not depend on the
+    number of processes. Each process builds its own agents (gnubg's engine is global
+    state and must not be shared).
+    """
+    make_agent(spec_a), make_agent(spec_b)  # fail fast, in this process, on a bad spec
+    pairs = max(1, math.ceil(games / 2))
+    dice = draw_dice(np.random.default_rng(seed), pairs)
+    shard = max(1, min(batch_pairs, math.ceil(pairs / max(1, processes))))
+    jobs = [(spec_a, spec_b, dice[lo:lo + shard], batch_pairs) for lo in range(0, pairs, shard)]
+    start = time.perf_counter()
+    bar = tqdm(total=2 * pairs, unit="game", disable=not progress, dynamic_ncols=True)
+    results = []
+    if processes <= 1:
+        for job in jobs:
+            results.append(_play_shard(job))
+            bar.update(2 * len(job[2]))
+    else:
+        with mp.get_context("spawn").Pool(processes) as pool:
+            for res in pool.imap(_play_shard, jobs):
+                results.append(res)
+                bar.update(2 * len(res))
+    bar.close()
+    return summarise(np.concatenate(results), time.perf_counter() - start)
 
 
 def summarise(pair_points: np.ndarray, seconds: float) -> MatchResult:

@@ -1,4 +1,4 @@
-"""The neural agent: plays the move whose result is worst for the opponent."""
+"""The neural agent: plays the move whose result is worst for the opponent, at 0-2 ply."""
 
 from __future__ import annotations
 
@@ -8,25 +8,31 @@ from bgzero.agents.base import Agent
 from bgzero.evaluator import Evaluator
 from bgzero.movegen import MoveBatch
 from bgzero.net import equity
+from bgzero.search import DEFAULT_FILTERS, choose_moves
 from bgzero.segments import segment_argmax, segment_random
 
 
 class NeuralAgent(Agent):
-    """0-ply neural agent, with optional ε-exploration for self-play.
+    """Neural agent at ``ply`` 0, 1 or 2, with optional ε-exploration for self-play.
 
     Move results come with the opponent on roll, so the evaluator's equity is the
     opponent's; the mover takes the candidate that minimises it.
     """
 
-    def __init__(self, evaluator: Evaluator, epsilon: float = 0.0, seed: int = 0, name: str = "neural"):
+    def __init__(self, evaluator: Evaluator, epsilon: float = 0.0, seed: int = 0, name: str = "neural",
+                 ply: int = 0, filters=DEFAULT_FILTERS):
         self.evaluator = evaluator
         self.epsilon = epsilon
         self.rng = np.random.default_rng(seed)
         self.name = name
+        self.ply = ply
+        self.filters = filters
 
     def choose(self, boards: np.ndarray, dice: np.ndarray, moves: MoveBatch) -> np.ndarray:
-        opp_equity = equity(self.evaluator.probs(moves.results))
-        best = segment_argmax(-opp_equity, moves.offsets)
+        if self.ply == 0:
+            best = segment_argmax(-equity(self.evaluator.probs(moves.results)), moves.offsets)
+        else:
+            best = choose_moves(self.evaluator, moves, self.ply, self.filters)
         if self.epsilon > 0:
             explore = self.rng.random(len(best)) < self.epsilon
             best[explore] = segment_random(moves.offsets, self.rng)[explore]

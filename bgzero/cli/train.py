@@ -1,5 +1,7 @@
 """``bgzero-train``: the Hydra entry point around :func:`bgzero.train.train`."""
 
+from pathlib import Path
+
 import hydra
 from omegaconf import DictConfig
 
@@ -7,7 +9,10 @@ from bgzero.errors import BgzeroError
 from bgzero.train import train
 
 
-@hydra.main(version_base="1.3", config_path="../../configs", config_name="train")
+CONFIGS = str(Path(__file__).resolve().parents[2] / "configs")  # the repository's configs/
+
+
+@hydra.main(version_base="1.3", config_path=CONFIGS, config_name="train")
 def main(cfg: DictConfig) -> None:
     try:
         train(cfg)

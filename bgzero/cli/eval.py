@@ -1,0 +1,49 @@
+"""``bgzero-eval``: one agent against another, cubeless money, duplicate dice."""
+
+import json
+import os
+from pathlib import Path
+
+import hydra
+from omegaconf import DictConfig
+from torch.utils.tensorboard import SummaryWriter
+
+from bgzero.errors import BgzeroError, ConfigError
+from bgzero.evaluate import play_match_specs
+
+
+def run(cfg: DictConfig) -> dict:
+    processes = os.cpu_count() or 1 if cfg.processes == "auto" else cfg.processes
+    if not isinstance(processes, int) or processes < 1:
+        raise ConfigError(f"processes={cfg.processes!r}; use auto or a count >= 1")
+    if not isinstance(cfg.games, int) or cfg.games < 1:
+        raise ConfigError(f"games={cfg.games!r} must be a positive whole number")
+    result = play_match_specs(cfg.a, cfg.b, cfg.games, seed=cfg.seed, processes=processes, progress=cfg.progress)
+    out = Path(cfg.out)
+    out.mkdir(parents=True, exist_ok=True)
+    record = {"a": cfg.a, "b": cfg.b, "seed": cfg.seed, **result.as_dict()}
+    tmp = out / "result.json.tmp"
+    tmp.write_text(json.dumps(record, indent=2))
+    tmp.replace(out / "result.json")
+    with SummaryWriter(str(out / "tb")) as writer:
+        for key in ("ppg", "ci95", "win_rate", "a_gammon_rate", "b_gammon_rate", "a_backgammon_rate",
+                    "b_backgammon_rate", "games_per_second"):
+            writer.add_scalar(f"eval/{key}", record[key], result.games)
+    print(f"{cfg.a} vs {cfg.b}: {result}")
+    print(f"result: {out / 'result.json'}")
+    return record
+
+
+CONFIGS = str(Path(__file__).resolve().parents[2] / "configs")  # the repository's configs/
+
+
+@hydra.main(version_base="1.3", config_path=CONFIGS, config_name="evaluate")
+def main(cfg: DictConfig) -> None:
+    try:
+        run(cfg)
+    except BgzeroError as e:
+        raise SystemExit(f"bgzero-eval: {e}") from None
+
+
+if __name__ == "__main__":
+    main()
