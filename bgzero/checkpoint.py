@@ -59,18 +59,24 @@ def load_checkpoint(path: str | Path) -> dict:
     return state
 
 
-def load_net(path: str | Path) -> tuple[ValueNet, str]:
-    """The network and its encoder name from a checkpoint, ready for evaluation."""
-    state = load_checkpoint(path)
-    net = ValueNet(NetConfig(**state["net_config"]))
+def _build_net(path, state: dict, prefix: str) -> ValueNet:
+    net = ValueNet(NetConfig(**state[f"{prefix}net_config"]))
     try:
-        net.load_state_dict(state["model"])
+        net.load_state_dict(state[f"{prefix}model"])
     except RuntimeError as e:
         raise CheckpointError(f"checkpoint {path}: weights do not fit its net config ({str(e).splitlines()[0]})") from None
-    return net.eval(), state["encoder"]
+    return net.eval()
 
 
-def load_evaluator(path: str | Path):
-    """An :class:`~bgzero.evaluator.Evaluator` for the network stored in a checkpoint."""
-    net, encoder = load_net(path)
-    return Evaluator(net, encoder)
+def load_net(path: str | Path) -> tuple[ValueNet, str]:
+    """The contact network and its encoder name from a checkpoint."""
+    state = load_checkpoint(path)
+    return _build_net(path, state, ""), state["encoder"]
+
+
+def load_evaluator(path: str | Path) -> Evaluator:
+    """An :class:`~bgzero.evaluator.Evaluator` with every network a checkpoint holds."""
+    state = load_checkpoint(path)
+    race = _build_net(path, state, "race_") if "race_model" in state else None
+    return Evaluator(_build_net(path, state, ""), state["encoder"], race_net=race,
+                     race_encoder=state.get("race_encoder", "race"), exact_bearoff=state.get("exact_bearoff", True))

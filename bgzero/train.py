@@ -21,6 +21,7 @@ import numpy as np
 import torch
 import torch.multiprocessing as mp
 from omegaconf import DictConfig, OmegaConf
+from torch import nn
 from torch.nn.utils import parameters_to_vector, vector_to_parameters
 from torch.utils.tensorboard import SummaryWriter
 from tqdm import tqdm
@@ -31,7 +32,7 @@ from bgzero.checkpoint import load_checkpoint, save_checkpoint
 from bgzero.encode import get_encoder
 from bgzero.errors import CheckpointError, ConfigError
 from bgzero.evaluate import play_match
-from bgzero.evaluator import Evaluator
+from bgzero.evaluator import CONTACT, RACE, Evaluator
 from bgzero.net import NetConfig, ValueNet, equity
 from bgzero.selfplay import SelfPlayer, Trajectories
 from bgzero.td import batch_lambda_returns, td_loss
@@ -75,18 +76,33 @@ def num_workers(cfg: DictConfig) -> int:
     return workers
 
 
-def make_optimizer(net: ValueNet, td: DictConfig) -> torch.optim.Optimizer:
+def build_nets(cfg: DictConfig) -> nn.ModuleDict:
+    """The contact network and, when ``net.race`` is set, a separate race network."""
+    nets = nn.ModuleDict({"contact": ValueNet(NetConfig(num_inputs=get_encoder(cfg.encoder.name).num_inputs,
+                                                        hidden=list(cfg.net.hidden), activation=cfg.net.activation))})
+    if cfg.net.race:
+        nets["race"] = ValueNet(NetConfig(num_inputs=get_encoder("race").num_inputs,
+                                          hidden=list(cfg.net.race.hidden), activation=cfg.net.race.activation))
+    return nets
+
+
+def make_evaluator(nets: nn.ModuleDict, cfg: DictConfig) -> Evaluator:
+    return Evaluator(nets["contact"], cfg.encoder.name, race_net=nets["race"] if "race" in nets else None,
+                     exact_bearoff=cfg.net.exact_bearoff)
+
+
+def make_optimizer(nets: nn.Module, td: DictConfig) -> torch.optim.Optimizer:
     if td.optimizer == "adam":
-        return torch.optim.Adam(net.parameters(), lr=td.lr)
-    return torch.optim.SGD(net.parameters(), lr=td.lr)
+        return torch.optim.Adam(nets.parameters(), lr=td.lr)
+    return torch.optim.SGD(nets.parameters(), lr=td.lr)
 
 
-def _worker(wid: int, cfg_yaml: str, net_config: dict, shared: torch.Tensor, version, lock, out, stop, seed: int):
+def _worker(wid: int, cfg_yaml: str, shared: torch.Tensor, version, lock, out, stop, seed: int):
     """Self-play worker process: play chunks of games with the latest published weights."""
     torch.set_num_threads(1)
     cfg = OmegaConf.create(cfg_yaml)
-    net = ValueNet(NetConfig(**net_config))
-    agent = NeuralAgent(Evaluator(net, cfg.encoder.name), cfg.selfplay.epsilon, seed=seed)
+    net = build_nets(cfg)
+    agent = NeuralAgent(make_evaluator(net, cfg), cfg.selfplay.epsilon, seed=seed)
     player = SelfPlayer(agent, cfg.selfplay.parallel_games, seed=seed)
     seen = -1
     while not stop.is_set():
@@ -106,7 +122,7 @@ def _worker(wid: int, cfg_yaml: str, net_config: dict, shared: torch.Tensor, ver
 class _Workers:
     """Self-play worker processes sharing the learner's weights through shared memory."""
 
-    def __init__(self, n: int, cfg: DictConfig, net: ValueNet, seeds: list[int]):
+    def __init__(self, n: int, cfg: DictConfig, net: nn.Module, seeds: list[int]):
         ctx = mp.get_context("spawn")
         self.shared = parameters_to_vector(net.parameters()).detach().clone().share_memory_()
         self.version = ctx.Value("l", 0)
@@ -115,13 +131,13 @@ class _Workers:
         self.stop = ctx.Event()
         cfg_yaml = OmegaConf.to_yaml(cfg, resolve=True)
         self.procs = [ctx.Process(target=_worker, daemon=True,
-                                  args=(w, cfg_yaml, net.config_dict(), self.shared, self.version,
+                                  args=(w, cfg_yaml, self.shared, self.version,
                                         self.lock, self.out, self.stop, seeds[w]))
                       for w in range(n)]
         for p in self.procs:
             p.start()
 
-    def publish(self, net: ValueNet) -> None:
+    def publish(self, net: nn.Module) -> None:
         with self.lock:
             self.shared.copy_(parameters_to_vector(net.parameters()).detach())
             self.version.value += 1
@@ -143,32 +159,42 @@ class _Workers:
                 p.terminate()
 
 
-def learn(net: ValueNet, opt: torch.optim.Optimizer, encoder, traj: Trajectories, cfg: DictConfig,
-          rng: np.random.Generator) -> dict:
-    """One pass of minibatch steps on λ-return targets for a chunk of finished games."""
-    x = torch.from_numpy(encoder(traj.boards))
-    with torch.no_grad():
-        values = net(x).numpy()
-    targets = torch.from_numpy(batch_lambda_returns(values, traj.lengths, traj.points, cfg.td.lam))
-    td_error = float(np.abs(equity(targets.numpy()) - equity(values)).mean())
+def learn(nets: nn.ModuleDict, evaluator: Evaluator, opt: torch.optim.Optimizer, traj: Trajectories,
+          cfg: DictConfig, rng: np.random.Generator) -> dict:
+    """One pass of minibatch steps on λ-return targets for a chunk of finished games.
+
+    Targets bootstrap on the routed evaluation (exact bear-offs, race net, contact net);
+    each network then learns the positions it answers for.
+    """
+    values = evaluator.probs(traj.boards)
+    targets = batch_lambda_returns(values, traj.lengths, traj.points, cfg.td.lam)
+    route = evaluator.route(traj.boards)
     losses = []
-    for _ in range(cfg.td.epochs):
-        perm = torch.from_numpy(rng.permutation(len(x)))
-        for lo in range(0, len(x), cfg.td.batch_size):
-            idx = perm[lo:lo + cfg.td.batch_size]
-            loss = td_loss(net(x[idx]), targets[idx])
-            opt.zero_grad(set_to_none=True)
-            loss.backward()
-            opt.step()
-            losses.append(loss.item())
-    return {"loss": float(np.mean(losses)), "td_error": td_error}
+    for which, net, encoder in ((CONTACT, nets["contact"], evaluator.encoder),
+                                (RACE, nets["race"] if "race" in nets else None, evaluator.race_encoder)):
+        mask = route == which
+        if net is None or not mask.any():
+            continue
+        net.train()
+        x = torch.from_numpy(encoder(traj.boards[mask]))
+        t = torch.from_numpy(targets[mask])
+        for _ in range(cfg.td.epochs):
+            perm = torch.from_numpy(rng.permutation(len(x)))
+            for lo in range(0, len(x), cfg.td.batch_size):
+                idx = perm[lo:lo + cfg.td.batch_size]
+                loss = td_loss(net(x[idx]), t[idx])
+                opt.zero_grad(set_to_none=True)
+                loss.backward()
+                opt.step()
+                losses.append(loss.item())
+        net.eval()
+    return {"loss": float(np.mean(losses)) if losses else 0.0,
+            "td_error": float(np.abs(equity(targets) - equity(values)).mean()),
+            "race_share": float((route == RACE).mean())}
 
 
-def evaluate_vs_pubeval(net: ValueNet, encoder: str, games: int, seed: int):
-    agent = NeuralAgent(Evaluator(net, encoder), name="learner")
-    result = play_match(agent, PubevalAgent(), games, seed=seed)
-    net.train()
-    return result
+def evaluate_vs_pubeval(evaluator: Evaluator, games: int, seed: int):
+    return play_match(NeuralAgent(evaluator, name="learner"), PubevalAgent(), games, seed=seed)
 
 
 def train(cfg: DictConfig) -> dict:
@@ -176,30 +202,36 @@ def train(cfg: DictConfig) -> dict:
     check_config(cfg)
     torch.set_num_threads(1)
     out_dir = Path(cfg.train.out_dir)
-    encoder = get_encoder(cfg.encoder.name)
-    net_config = NetConfig(num_inputs=encoder.num_inputs, hidden=list(cfg.net.hidden), activation=cfg.net.activation)
     torch.manual_seed(cfg.seed)
-    net = ValueNet(net_config)
+    net = build_nets(cfg)
+    evaluator = make_evaluator(net, cfg)
     opt = make_optimizer(net, cfg.td)
     rng = np.random.default_rng(cfg.seed)
     games = positions = 0
     if cfg.train.resume:
         state = load_checkpoint(cfg.train.resume)
-        if state["encoder"] != cfg.encoder.name or state["net_config"] != net.config_dict():
-            raise CheckpointError(
-                f"checkpoint {cfg.train.resume} has encoder {state['encoder']!r} and net {state['net_config']}, "
-                f"but this run asks for {cfg.encoder.name!r} and {net.config_dict()}")
-        net.load_state_dict(state["model"])
+        saved = (state["encoder"], state["net_config"], state.get("race_net_config"))
+        wanted = (cfg.encoder.name, net["contact"].config_dict(), net["race"].config_dict() if "race" in net else None)
+        if saved != wanted:
+            raise CheckpointError(f"checkpoint {cfg.train.resume} has encoder, net and race net {saved}, "
+                                  f"but this run asks for {wanted}")
+        net["contact"].load_state_dict(state["model"])
+        if "race" in net:
+            net["race"].load_state_dict(state["race_model"])
         opt.load_state_dict(state["optimizer"])
         games, positions = state["games"], state["positions"]
         rng.bit_generator.state = state["rng"]
         torch.set_rng_state(state["torch_rng"])
 
     def checkpoint(tag: str) -> Path:
-        state = {"model": net.state_dict(), "optimizer": opt.state_dict(), "net_config": net.config_dict(),
-                 "encoder": cfg.encoder.name, "games": games, "positions": positions,
+        state = {"model": net["contact"].state_dict(), "optimizer": opt.state_dict(),
+                 "net_config": net["contact"].config_dict(), "encoder": cfg.encoder.name,
+                 "exact_bearoff": cfg.net.exact_bearoff, "games": games, "positions": positions,
                  "config": OmegaConf.to_container(cfg, resolve=True), "rng": rng.bit_generator.state,
                  "torch_rng": torch.get_rng_state()}
+        if "race" in net:
+            state |= {"race_model": net["race"].state_dict(), "race_net_config": net["race"].config_dict(),
+                      "race_encoder": "race"}
         save_checkpoint(out_dir / "checkpoints" / f"{tag}.pt", state)
         return save_checkpoint(out_dir / "last.pt", state)
 
@@ -208,8 +240,8 @@ def train(cfg: DictConfig) -> dict:
     n_workers = num_workers(cfg)
     seeds = [int(s.generate_state(1)[0]) for s in np.random.SeedSequence([cfg.seed, games]).spawn(max(1, n_workers))]
     workers = _Workers(n_workers, cfg, net, seeds) if n_workers else None
-    player = None if workers else SelfPlayer(NeuralAgent(Evaluator(net, cfg.encoder.name), cfg.selfplay.epsilon,
-                                                         seed=seeds[0]), cfg.selfplay.parallel_games, seeds[0])
+    player = None if workers else SelfPlayer(NeuralAgent(evaluator, cfg.selfplay.epsilon, seed=seeds[0]),
+                                             cfg.selfplay.parallel_games, seeds[0])
     next_eval = (games // cfg.eval.every_games + 1) * cfg.eval.every_games if cfg.eval.every_games else math.inf
     next_ckpt = (games // cfg.train.checkpoint_every + 1) * cfg.train.checkpoint_every
     last_eval = "-"
@@ -222,10 +254,9 @@ def train(cfg: DictConfig) -> dict:
                 traj = workers.get()
             else:
                 traj = player.play(cfg.selfplay.games_per_chunk)
-                net.train()
             for group in opt.param_groups:
                 group["lr"] = learning_rate(cfg.td, games, cfg.train.games)
-            stats = learn(net, opt, encoder, traj, cfg, rng)
+            stats = learn(net, evaluator, opt, traj, cfg, rng)
             if workers:
                 workers.publish(net)
             games += traj.games
@@ -236,6 +267,7 @@ def train(cfg: DictConfig) -> dict:
             bar.set_postfix_str(f"{gps:.0f} games/s, loss {stats['loss']:.3f}, vs pubeval {last_eval}")
             writer.add_scalar("losses/td_loss", stats["loss"], games)
             writer.add_scalar("losses/td_error", stats["td_error"], games)
+            writer.add_scalar("selfplay/race_position_share", stats["race_share"], games)
             writer.add_scalar("train/learning_rate", opt.param_groups[0]["lr"], games)
             writer.add_scalar("selfplay/games_per_s", gps, games)
             writer.add_scalar("selfplay/positions_per_s", len(traj.boards) / max(1e-9, time.perf_counter() - tick), games)
@@ -243,7 +275,7 @@ def train(cfg: DictConfig) -> dict:
             writer.add_scalar("selfplay/gammon_rate", float((traj.points >= 2).mean()), games)
             writer.add_scalar("selfplay/backgammon_rate", float((traj.points >= 3).mean()), games)
             if games >= next_eval:
-                result = evaluate_vs_pubeval(net, cfg.encoder.name, cfg.eval.games, seed=cfg.eval.seed)
+                result = evaluate_vs_pubeval(evaluator, cfg.eval.games, seed=cfg.eval.seed)
                 log_eval(writer, result, games, elapsed)
                 last_eval = f"{result.ppg:+.3f}±{result.ci95:.3f}"
                 next_eval += cfg.eval.every_games
@@ -255,10 +287,11 @@ def train(cfg: DictConfig) -> dict:
         if workers:
             workers.close()
     final_path = checkpoint(f"games_{games:09d}")
-    result = evaluate_vs_pubeval(net, cfg.encoder.name, cfg.eval.final_games, seed=cfg.eval.seed + 1)
+    result = evaluate_vs_pubeval(evaluator, cfg.eval.final_games, seed=cfg.eval.seed + 1)
     log_eval(writer, result, games, time.perf_counter() - started)
     writer.add_hparams({"lam": cfg.td.lam, "lr": cfg.td.lr, "encoder": cfg.encoder.name,
-                        "hidden": str(list(cfg.net.hidden)), "epsilon": cfg.selfplay.epsilon},
+                        "hidden": str(list(cfg.net.hidden)), "race_net": bool(cfg.net.race),
+                        "epsilon": cfg.selfplay.epsilon},
                        {"hparam/ppg_vs_pubeval": result.ppg}, run_name=".")
     writer.close()
     summary = {"games": games, "positions": positions, "checkpoint": str(final_path),
