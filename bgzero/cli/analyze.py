@@ -1,0 +1,138 @@
+"""``bgzero-analyze``: the best move for every ``POSITION-ID DICE`` line of a file, as JSON lines.
+
+Positions are analysed in batches (one move generation and one batched search each). The
+output is written to a temporary file beside the target and renamed only when every line
+is done, so a file under the output name is always complete.
+"""
+
+import json
+import os
+import sys
+import tempfile
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import NamedTuple
+
+import hydra
+import numpy as np
+from omegaconf import DictConfig
+
+from bgzero.analysis import best_moves, evaluator_from_spec, parse_dice, read_position
+from bgzero.errors import BgzeroError, ConfigError, InvalidDiceError
+
+EXAMPLE = "'4HPwATDgc/ABMA 31'"
+
+
+class BadLineError(BgzeroError):
+    """An input line that is not ``POSITION-ID DICE``, met with ``on_error=stop``."""
+
+
+class Entry(NamedTuple):
+    """One input line: a position and roll to analyse, or the error that makes it bad."""
+
+    line: int
+    position: str = ""
+    board: np.ndarray | None = None
+    dice: tuple[int, int] | None = None
+    error: str | None = None
+
+
+def run(cfg: DictConfig) -> dict:
+    """Analyse ``cfg.input`` into ``cfg.output``; returns the counts it prints."""
+    if cfg.on_error not in ("skip", "stop"):
+        raise ConfigError(f"on_error={cfg.on_error!r}; use skip (report bad lines and go on) or stop")
+    if not isinstance(cfg.batch_size, int) or cfg.batch_size < 1:
+        raise ConfigError(f"batch_size={cfg.batch_size!r} must be a positive whole number")
+    if cfg.input is None:
+        raise ConfigError(f"no input: pass input=FILE with one 'POSITION-ID DICE' per line, e.g. {EXAMPLE}")
+    source = Path(cfg.input)
+    if not source.is_file():
+        raise ConfigError(f"input {source} does not exist; pass input=FILE with 'POSITION-ID DICE' lines")
+    out = Path(cfg.output) if cfg.output is not None else source.with_suffix(".jsonl")
+    if out.resolve() == source.resolve():
+        raise ConfigError(f"output {out} is the input file; pass output=ANOTHER.jsonl")
+    evaluator, ply = evaluator_from_spec(cfg.agent)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=out.name + ".", suffix=".tmp", dir=out.parent)
+    counts = {"positions": 0, "errors": 0}
+    try:
+        with os.fdopen(fd, "w") as f, source.open(encoding="utf-8", errors="replace") as lines:
+            entries = _entries(lines, stop=cfg.on_error == "stop", out=out)
+            for batch in _batches(entries, cfg.batch_size):
+                for record in _records(evaluator, ply, batch):
+                    counts["errors" if "error" in record else "positions"] += 1
+                    f.write(json.dumps(record) + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, out)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    skipped = f", {counts['errors']} bad lines skipped (reported above)" if counts["errors"] else ""
+    print(f"{out}: {counts['positions']} positions{skipped}")
+    return {"output": str(out), **counts}
+
+
+def _entries(lines: Iterable[str], *, stop: bool, out: Path) -> Iterator[Entry]:
+    """An entry per position line; a bad line stops, or is reported on stderr and passed on."""
+    for number, text in enumerate(lines, 1):
+        fields = text.split("#", 1)[0].split()
+        if not fields:
+            continue
+        try:
+            board = read_position(fields[0])
+            if len(fields) == 1:
+                raise InvalidDiceError(f"no dice after the Position ID; write 'POSITION-ID DICE', e.g. {EXAMPLE}")
+            dice = parse_dice(" ".join(fields[1:]))
+        except BgzeroError as e:
+            if stop:
+                raise BadLineError(f"line {number}: {e}; fix the line, or pass on_error=skip to carry on"
+                                   f" past bad lines ({out} not written)") from None
+            print(f"bgzero-analyze: line {number}: {e}", file=sys.stderr)
+            yield Entry(number, error=str(e))
+        else:
+            yield Entry(number, fields[0], board, dice)
+
+
+def _batches(entries: Iterator[Entry], size: int) -> Iterator[list[Entry]]:
+    """Runs of entries holding ``size`` positions each (bad lines ride along, in order)."""
+    batch, positions = [], 0
+    for entry in entries:
+        batch.append(entry)
+        positions += entry.error is None
+        if positions == size:
+            yield batch
+            batch, positions = [], 0
+    if batch:
+        yield batch
+
+
+def _records(evaluator, ply: int, batch: list[Entry]) -> list[dict]:
+    """The output lines of a batch, in input order."""
+    good = [e for e in batch if e.error is None]
+    best = iter(best_moves(evaluator, np.stack([e.board for e in good]), np.array([e.dice for e in good], np.int8),
+                           ply) if good else [])
+    records = []
+    for e in batch:
+        if e.error is not None:
+            records.append({"line": e.line, "error": e.error})
+            continue
+        m = next(best)
+        records.append({"line": e.line, "position": e.position, "dice": list(e.dice), "move": m.move,
+                        "equity": round(m.equity, 6), "probs": [round(p, 6) for p in m.probs], "result": m.result})
+    return records
+
+
+CONFIGS = str(Path(__file__).resolve().parents[2] / "configs")  # the repository's configs/
+
+
+@hydra.main(version_base="1.3", config_path=CONFIGS, config_name="analyze")
+def main(cfg: DictConfig) -> None:
+    try:
+        run(cfg)
+    except BgzeroError as e:
+        raise SystemExit(f"bgzero-analyze: {e}") from None
+
+
+if __name__ == "__main__":
+    main()

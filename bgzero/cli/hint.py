@@ -1,0 +1,105 @@
+"""``bgzero-hint``: gnubg's ``hint`` for one position: ranked moves, or evaluation and cube action."""
+
+from pathlib import Path
+
+import hydra
+from omegaconf import DictConfig
+
+from bgzero.analysis import (
+    CubeAnalysis,
+    PositionEvaluation,
+    RankedMove,
+    cube_analysis,
+    evaluate_position,
+    evaluator_from_spec,
+    parse_dice,
+    rank_moves,
+    read_match,
+    read_position,
+)
+from bgzero.errors import BgzeroError, ConfigError
+
+_PROBS_HEADER = "  win    w g   w bg   lose    l g   l bg"
+
+
+def run(cfg: DictConfig) -> str:
+    """The hint report for ``cfg`` (position, dice, match, agent), as printed."""
+    if cfg.position is None:
+        raise ConfigError("no position: pass a gnubg Position ID, e.g. position=4HPwATDgc/ABMA")
+    board = read_position(str(cfg.position))  # Hydra reads an all-digit ID as an int
+    info = read_match(str(cfg.match)) if cfg.match is not None else None
+    dice = parse_dice(cfg.dice) if cfg.dice is not None else None
+    if dice is None and info is not None and info.dice != (0, 0):
+        dice = info.dice  # the Match ID records a roll: hint that roll's moves, as gnubg does
+    evaluator, ply = evaluator_from_spec(cfg.agent)
+    lines = [f"Position ID {cfg.position}" + (f", Match ID {cfg.match}: {_describe_match(info)}" if info else "")]
+    if dice is not None:
+        lines.append(f"{dice[0]}{dice[1]} to play, {cfg.agent} at {ply}-ply, cubeless equities for the mover")
+        lines += _moves_table(rank_moves(evaluator, board, dice, ply))
+    else:
+        lines += _evaluation(evaluate_position(evaluator, board, ply), cfg.agent)
+        if info is not None:
+            lines += _cube(cube_analysis(evaluator, board, info, ply), info)
+    return "\n".join(lines)
+
+
+def _probs(probs) -> str:
+    """gnubg's order: the win chances, then the loss chances (loss = 1 - win)."""
+    win, wg, wbg, lg, lbg = probs
+    return "  ".join(f"{p:5.3f}" for p in (win, wg, wbg, 1 - win, lg, lbg))
+
+
+def _moves_table(moves: list[RankedMove]) -> list[str]:
+    width = max(9, *(len(m.move) for m in moves))
+    best = moves[0].equity
+    rows = [f"  # ply  {'move':<{width}}   equity    diff  {_PROBS_HEADER}"]
+    for rank, m in enumerate(moves, 1):
+        diff = f"{m.equity - best:+7.3f}" if rank > 1 else " " * 7
+        move = m.move or "(no move)"  # a roll that cannot be played
+        rows.append(f"{rank:3d} {m.ply:3d}  {move:<{width}}  {m.equity:+7.3f} {diff}  {_probs(m.probs)}")
+    return rows
+
+
+def _evaluation(ev: PositionEvaluation, agent: str) -> list[str]:
+    return [f"Evaluation for the side on roll, before it rolls ({agent} at {ev.ply}-ply)",
+            f"  {_PROBS_HEADER}   cubeless equity",
+            f"  {_probs(ev.probs)}   {ev.equity:+.3f}"]
+
+
+def _cube(cube: CubeAnalysis, info) -> list[str]:
+    """The three equities with each one's cost against the proper action, as gnubg lists them."""
+    head = f"Cube analysis for player {cube.player} ({cube.kind}, cube life x = {cube.x:.3f})"
+    if cube.decision is None:
+        return [head, f"  no cube action: {cube.reason}"]
+    d = cube.decision
+    rows = [head + ", normalised equities (double, pass = +1)"]
+    for name, value in (("No double", d.equities.no_double), ("Double, take", d.equities.double_take),
+                        ("Double, pass", d.equities.double_pass)):
+        rows.append(f"  {name:<14}{value:+7.3f}  ({value - d.equity:+.3f})")
+    rows.append(f"Proper cube action: {d.action.capitalize()}")
+    if info.double_offered:
+        rows.append(f"Player {info.turn} has been doubled: {d.response}")
+    return rows
+
+
+def _describe_match(info) -> str:
+    n, (s0, s1) = info.match_length, info.score
+    game = f"{n}-point match, score {s0}-{s1}" if n else "money game"
+    owner = "centred" if info.cube_owner == -1 else f"owned by player {info.cube_owner}"
+    crawford = ", Crawford game" if info.crawford else ""
+    return f"{game}{crawford}, cube {info.cube_value} {owner}, player {info.dice_owner} on roll"
+
+
+CONFIGS = str(Path(__file__).resolve().parents[2] / "configs")  # the repository's configs/
+
+
+@hydra.main(version_base="1.3", config_path=CONFIGS, config_name="hint")
+def main(cfg: DictConfig) -> None:
+    try:
+        print(run(cfg))
+    except BgzeroError as e:
+        raise SystemExit(f"bgzero-hint: {e}") from None
+
+
+if __name__ == "__main__":
+    main()
