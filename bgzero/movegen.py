@@ -16,9 +16,16 @@ are those of RULES.md sections 3-5:
 A roll that cannot be played still yields one result: the unchanged position with the
 sides swapped and an empty step list, so a game loop needs no special case.
 
-Doubles are searched with non-increasing start points, which reaches every distinct
-result exactly once; non-doubles try both dice orders and drop repeats with an exact
-hash table (Zobrist bucket, then a full comparison).
+How it is fast: the mover's occupied columns are a bit mask, and so are the columns a die
+may land on (every point the other side does not block), so the legal starting columns of
+a die are one AND of the two (plus the bar and bear-off cases), walked highest bit first.
+Moves are made and unmade in place on one 50-byte row laid out like a result, so a result
+is one fixed-size copy, and a step list is one packed 8-byte word. Doubles are searched
+with non-increasing start columns, which reaches every distinct result exactly once;
+non-doubles try both dice orders and drop repeats with an exact key (the mover's counts
+and the blots hit) in a small open-addressing table. Results go straight into the output
+arrays; one position at a time (``B == 1``, :func:`legal_results`) they go into a
+preallocated slab that is handed out piece by piece, so the call allocates nothing.
 """
 
 from __future__ import annotations
@@ -28,15 +35,17 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 from bgzero.errors import InvalidDiceError, InvalidPositionError
 
 MAX_STEPS = 4
-_HASH_SLOTS = 1024  # power of two, comfortably above the most results of a non-double
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True, weakref_slot=True)
 class MoveBatch:
     """Results of :func:`generate` for a batch.
 
@@ -44,6 +53,10 @@ class MoveBatch:
     ``b`` with its roll, sides swapped (the opponent on roll). ``steps[k]`` is one way to
     reach ``results[k]``: up to four ``(from, to)`` pairs in the mover's numbering, 25
     for the bar and 0 for off, padded with ``-1``.
+
+    The arrays are the caller's own (no later call writes to them), but for ``B == 1``
+    they are views into a slab shared with other single-position calls' results, which
+    stays in memory while any of them is referenced.
     """
 
     results: np.ndarray  # (N, 2, 25) int8
@@ -58,61 +71,138 @@ class MoveBatch:
         return np.diff(self.offsets)
 
 
+_new = object.__new__
+_set_results = MoveBatch.results.__set__
+_set_offsets = MoveBatch.offsets.__set__
+_set_steps = MoveBatch.steps.__set__
+
+
+def _move_batch(results, offsets, steps) -> MoveBatch:
+    """``MoveBatch(results, offsets, steps)`` without the frozen ``__init__``'s cost."""
+    batch = _new(MoveBatch)
+    _set_results(batch, results)
+    _set_offsets(batch, offsets)
+    _set_steps(batch, steps)
+    return batch
+
+
 # --------------------------------------------------------------------------- kernels
 #
-# The kernels work on two int8 rows in place: ``me`` (the mover) and ``op`` (the other
-# side, in its own numbering), making and unmaking single-die moves. A non-double result
-# is identified exactly by two int64 keys kept up to date as checkers move: ``lo`` packs
-# the mover's columns 0-15 as 4-bit counts, ``hi`` packs columns 16-24 in its low 36 bits
-# and, above them, one bit per opposing blot hit (the rest of ``op`` follows from that).
+# The working position is one int8 row ``cur`` laid out like a result: the other side's
+# 25 columns, then the mover's (``cur[25 + c]``). ``occ`` has bit c set when the mover
+# has a checker on column c (24 = bar); ``open_mask`` has bit t set when the mover may
+# land on column t (the other side has fewer than two checkers there). Neither side's
+# blocks change during a move (only blots are hit), so ``open_mask`` is fixed.
+#
+# A non-double result is identified exactly by two int64 keys kept up to date as
+# checkers move: ``lo`` packs the mover's columns 0-15 as 4-bit counts, ``hi`` packs
+# columns 16-24 in its low 36 bits and, above them, one bit per opposing blot hit (the
+# rest of the other side follows from that). Step lists are packed into one int64, byte
+# 2k = from and 2k + 1 = to of move k, 0xFF (-1) where unused.
+#
+# Outputs are flat int8 buffers addressed in bytes: result row n at ``res[rb + 50 n:]``,
+# its step word at ``steps[sb + 8 n:]``, hash slot i at ``table[tb + 24 i:]`` (stamp, lo,
+# hi), so one position at a time everything lives in one buffer that needs no views
+# (each numba reshape or view costs about 60 ns a call).
+#
+# Helpers that take arrays are written out in the loops by hand: a numba call (or an
+# ``inline="always"`` one) that passes an array costs an NRT incref/decref pair, which
+# measured 20-30% slower here.
 
+_HASH_SLOTS = 1024  # power of two, well above the most keys one non-double inserts
+_TABLE_BYTES = (_HASH_SLOTS + 1) * 24  # the slots, then the current stamp
 _HIT_SHIFT = 36
+_BAR_BIT = 1 << 24
+_BOARD_BITS = (1 << 25) - 1
+_NO_STEPS = -1  # the packed step word of an empty step list
+_K1 = -7046029254386353131  # hash multipliers
+_K2 = 0x2545F4914F6CDD1D
+
+# error codes the kernels return
+_OK, _BAD_BOARD, _BAD_DICE, _FULL, _BAD_SHAPE, _NOT_ONE = 0, 1, 2, 3, 4, 5
 
 
-@njit(cache=True, inline="always")
-def _dest(me, op, src, die, outside):
-    """Destination column of moving ``src`` by ``die``; -1 bears off, -2 is illegal."""
-    dest = src - die
-    if dest >= 0:
-        return dest if op[23 - dest] < 2 else -2
-    if outside > 0:
-        return -2
-    if dest == -1:
-        return -1
-    for higher in range(src + 1, 6):  # an over-roll bears off only the highest checker
-        if me[higher] > 0:
-            return -2
-    return -1
+@intrinsic
+def _top_bit(typingctx, x):
+    """Index of the highest set bit of a non-zero integer (one ``lzcnt``)."""
+    if not isinstance(x, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        v = context.cast(builder, args[0], x, types.int64)
+        clz = builder.ctlz(v, ir.Constant(ir.IntType(1), 1))
+        return builder.sub(ir.Constant(ir.IntType(64), 63), clz)
+
+    return types.int64(x), codegen
 
 
-@njit(cache=True, inline="always")
-def _make(me, op, src, dest):
-    """Move one checker in place; returns 1 if it hit a blot, else 0."""
-    me[src] -= 1
-    if dest < 0:
-        return 0
-    me[dest] += 1
-    opp_col = 23 - dest
-    if op[opp_col] == 1:
-        op[opp_col] = 0
-        op[24] += 1
-        return 1
-    return 0
+def _byte_ptr(context, builder, aryty, ary, off, offty):
+    data = context.make_array(aryty)(context, builder, ary).data
+    return builder.gep(data, [context.cast(builder, off, offty, types.intp)])
 
 
-@njit(cache=True, inline="always")
-def _unmake(me, op, src, dest, hit):
-    me[src] += 1
-    if dest >= 0:
-        me[dest] -= 1
-        if hit:
-            op[23 - dest] = 1
-            op[24] -= 1
+@intrinsic
+def _copy_row(typingctx, dst, off, src):
+    """``dst[off:off + 50] = src[:50]`` as one fixed-size memcpy."""
+    sig = types.void(dst, off, src)
+
+    def codegen(context, builder, signature, args):
+        dptr = _byte_ptr(context, builder, signature.args[0], args[0], args[1], signature.args[1])
+        sptr = context.make_array(signature.args[2])(context, builder, args[2]).data
+        cgutils.raw_memcpy(builder, dptr, sptr, ir.Constant(ir.IntType(64), 50), 1)
+        return context.get_dummy_value()
+
+    return sig, codegen
 
 
-@njit(cache=True, inline="always")
+@intrinsic
+def _get64(typingctx, buf, off):
+    """The int64 at byte ``off`` of the int8 array ``buf``."""
+    sig = types.int64(buf, off)
+
+    def codegen(context, builder, signature, args):
+        ptr = _byte_ptr(context, builder, signature.args[0], args[0], args[1], signature.args[1])
+        return builder.load(builder.bitcast(ptr, ir.IntType(64).as_pointer()), align=1)
+
+    return sig, codegen
+
+
+@intrinsic
+def _put64(typingctx, buf, off, val):
+    """Store the int64 ``val`` at byte ``off`` of the int8 array ``buf``."""
+    sig = types.void(buf, off, types.int64)
+
+    def codegen(context, builder, signature, args):
+        ptr = _byte_ptr(context, builder, signature.args[0], args[0], args[1], signature.args[1])
+        v = context.cast(builder, args[2], signature.args[2], types.int64)
+        builder.store(v, builder.bitcast(ptr, ir.IntType(64).as_pointer()), align=1)
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+@njit(cache=True)
+def _sources(occ, okd, d):
+    """Columns a checker may leave with die ``d``: a bit mask, the bar being bit 24.
+
+    ``okd`` is ``open_mask << d``: the columns whose checkers land on an open point.
+    """
+    if occ >= _BAR_BIT:
+        return occ & okd & _BAR_BIT
+    m = occ & okd
+    if occ < 64 and occ != 0:  # all home: bear off exactly, or from the highest point
+        if (occ >> (d - 1)) & 1:
+            m |= np.int64(1) << (d - 1)
+        else:
+            h = _top_bit(occ)
+            if h < d - 1:
+                m |= np.int64(1) << h
+    return m
+
+
+@njit(cache=True)
 def _key_delta(src, dest, hit):
-    """Change of the exact (lo, hi) key for a move that has been made."""
+    """Change of the exact (lo, hi) key for a move src -> dest (dest -1 = off)."""
     lo = np.int64(0)
     hi = np.int64(0)
     if src < 16:
@@ -129,296 +219,640 @@ def _key_delta(src, dest, hit):
     return lo, hi
 
 
-@njit(cache=True, inline="always")
-def _outside_delta(src, dest):
-    """Change in the count of checkers outside the home board for src -> dest."""
-    return -1 if (src >= 6 and dest < 6) else 0
-
-
-@njit(cache=True, inline="always")
-def _set_path(path, depth, src, dest):
-    path[depth, 0] = src + 1
-    path[depth, 1] = dest + 1 if dest >= 0 else 0
-
-
-@njit(cache=True, inline="always")
-def _record(me, op, path, depth, score, state, res, steps, table, lo, hi, dedupe):
-    """Store the current position if it is a new result at the best score so far.
-
-    ``state`` holds [n, start, best score, stamp]; ``table`` rows are open-addressing
-    slots [stamp, lo, hi] whose stamp marks them live for the current search.
-    Returns False when the output buffers are full.
-    """
-    n = state[0]
-    if score < state[2]:
-        return True
-    if score > state[2]:
-        state[2] = score
-        state[3] += 1
-        n = state[1]
-        state[0] = n
-    if dedupe:
-        mask = table.shape[0] - 1
-        mix = lo * np.int64(-7046029254386353131) + hi * np.int64(0x2545F4914F6CDD1D)
-        slot = (mix ^ (mix >> 29)) & mask
-        while table[slot, 0] == state[3]:
-            if table[slot, 1] == lo and table[slot, 2] == hi:
-                return True
-            slot = (slot + 1) & mask
-        table[slot, 0] = state[3]
-        table[slot, 1] = lo
-        table[slot, 2] = hi
-    if n >= res.shape[0]:
-        return False
-    for c in range(25):
-        res[n, 0, c] = op[c]
-        res[n, 1, c] = me[c]
-    for s in range(MAX_STEPS):
-        if s < depth:
-            steps[n, s, 0] = path[s, 0]
-            steps[n, s, 1] = path[s, 1]
-        else:
-            steps[n, s, 0] = -1
-            steps[n, s, 1] = -1
-    state[0] = n + 1
-    return True
-
-
-@njit(cache=True, inline="always")
-def _first_source(me, top):
-    """Highest column <= ``top`` holding a checker that may move (the bar first)."""
-    if me[24] > 0:
-        return 24 if top >= 24 else -1
-    src = min(top, 23)
-    while src >= 0 and me[src] == 0:
-        src -= 1
-    return src
+@njit(cache=True)
+def _push(path, k, src, dest):
+    """The packed step word ``path`` with move ``k`` set to src -> dest (columns)."""
+    shift = 16 * k
+    return (path & ~(np.int64(0xFFFF) << shift)) | (((src + 1) | ((dest + 1) << 8)) << shift)
 
 
 @njit(cache=True)
-def _gen_nondouble(me, op, d1, d2, outside, state, res, steps, table, path):
-    """Both dice orders of a non-double; scores: both dice 4, larger alone 2, smaller 1."""
-    hi_die = max(d1, d2)
+def _nondouble(cur, occ, d1, d2, open_mask, res, rb, steps, sb, n, cap, table, tb):
+    """Both dice orders of a non-double, from row ``n``; returns the new row count or -1
+    when it reaches ``cap``. Scores: both dice 4, the larger alone 2, the smaller 1."""
+    start = n
+    best = -1
+    mask = _HASH_SLOTS - 1
+    stamp = _get64(table, tb + 24 * _HASH_SLOTS) + 1  # slots with this stamp are live
+    big = max(d1, d2)
     for order in range(2):
         a = d1 if order == 0 else d2
         b = d2 if order == 0 else d1
-        s1 = _first_source(me, 24)
-        while s1 >= 0:
-            t1 = _dest(me, op, s1, a, outside)
-            if t1 != -2:
-                h1 = _make(me, op, s1, t1)
-                lo1, hi1 = _key_delta(s1, t1, h1)
-                out1 = outside + _outside_delta(s1, t1)
-                _set_path(path, 0, s1, t1)
-                played2 = False
-                s2 = _first_source(me, 24)
-                while s2 >= 0:
-                    t2 = _dest(me, op, s2, b, out1)
-                    if t2 != -2:
-                        h2 = _make(me, op, s2, t2)
-                        lo2, hi2 = _key_delta(s2, t2, h2)
-                        _set_path(path, 1, s2, t2)
-                        played2 = True
-                        ok = _record(me, op, path, 2, 4, state, res, steps, table, lo1 + lo2, hi1 + hi2, True)
-                        _unmake(me, op, s2, t2, h2)
-                        if not ok:
-                            _unmake(me, op, s1, t1, h1)
-                            return False
-                    s2 = _first_source(me, s2 - 1)
-                if not played2:
-                    score = 2 if a == hi_die else 1
-                    if not _record(me, op, path, 1, score, state, res, steps, table, lo1, hi1, True):
-                        _unmake(me, op, s1, t1, h1)
-                        return False
-                _unmake(me, op, s1, t1, h1)
-            s1 = _first_source(me, s1 - 1)
-    return True
+        oka = (open_mask << a) & _BOARD_BITS
+        okb = (open_mask << b) & _BOARD_BITS
+        m1 = _sources(occ, oka, a)
+        while m1 != 0:
+            s1 = _top_bit(m1)
+            m1 ^= np.int64(1) << s1
+            t1 = s1 - a if s1 >= a else -1
+            # make s1 -> t1
+            occ1 = occ
+            cur[25 + s1] -= 1
+            if cur[25 + s1] == 0:
+                occ1 ^= np.int64(1) << s1
+            h1 = False
+            if t1 >= 0:
+                cur[25 + t1] += 1
+                occ1 |= np.int64(1) << t1
+                if cur[23 - t1] == 1:
+                    cur[23 - t1] = 0
+                    cur[24] += 1
+                    h1 = True
+            lo1, hi1 = _key_delta(s1, t1, h1)
+            p1 = _push(_NO_STEPS, 0, s1, t1)
+            m2 = _sources(occ1, okb, b)
+            if m2 == 0:  # only this die can be played
+                score = 2 if a == big else 1
+                if score >= best:
+                    if score > best:
+                        best = score
+                        stamp += 1
+                        n = start
+                    slot = (((lo1 ^ (hi1 * np.int64(_K2))) * np.int64(_K1)) >> 54) & mask
+                    new = True
+                    while _get64(table, tb + 24 * slot) == stamp:
+                        if _get64(table, tb + 24 * slot + 8) == lo1 and _get64(table, tb + 24 * slot + 16) == hi1:
+                            new = False
+                            break
+                        slot = (slot + 1) & mask
+                    if new:
+                        if n >= cap:
+                            _put64(table, tb + 24 * _HASH_SLOTS, stamp)
+                            return -1
+                        _put64(table, tb + 24 * slot, stamp)
+                        _put64(table, tb + 24 * slot + 8, lo1)
+                        _put64(table, tb + 24 * slot + 16, hi1)
+                        _copy_row(res, rb + 50 * n, cur)
+                        _put64(steps, sb + 8 * n, p1)
+                        n += 1
+            else:
+                if best < 4:
+                    best = 4
+                    stamp += 1
+                    n = start
+                while m2 != 0:
+                    s2 = _top_bit(m2)
+                    m2 ^= np.int64(1) << s2
+                    t2 = s2 - b if s2 >= b else -1
+                    h2 = t2 >= 0 and cur[23 - t2] == 1
+                    lo2, hi2 = _key_delta(s2, t2, h2)
+                    lo = lo1 + lo2
+                    hi = hi1 + hi2
+                    slot = (((lo ^ (hi * np.int64(_K2))) * np.int64(_K1)) >> 54) & mask
+                    new = True
+                    while _get64(table, tb + 24 * slot) == stamp:
+                        if _get64(table, tb + 24 * slot + 8) == lo and _get64(table, tb + 24 * slot + 16) == hi:
+                            new = False
+                            break
+                        slot = (slot + 1) & mask
+                    if new:
+                        if n >= cap:
+                            _put64(table, tb + 24 * _HASH_SLOTS, stamp)
+                            return -1
+                        _put64(table, tb + 24 * slot, stamp)
+                        _put64(table, tb + 24 * slot + 8, lo)
+                        _put64(table, tb + 24 * slot + 16, hi)
+                        # the result is cur with s2 -> t2 applied on the output row
+                        r = rb + 50 * n
+                        _copy_row(res, r, cur)
+                        _put64(steps, sb + 8 * n, _push(p1, 1, s2, t2))
+                        res[r + 25 + s2] -= 1
+                        if t2 >= 0:
+                            res[r + 25 + t2] += 1
+                            if h2:
+                                res[r + 23 - t2] = 0
+                                res[r + 24] += 1
+                        n += 1
+            # unmake s1 -> t1
+            cur[25 + s1] += 1
+            if t1 >= 0:
+                cur[25 + t1] -= 1
+                if h1:
+                    cur[23 - t1] = 1
+                    cur[24] -= 1
+    _put64(table, tb + 24 * _HASH_SLOTS, stamp)
+    return n
 
 
 @njit(cache=True)
-def _gen_double(me, op, die, outside, state, res, steps, table, path, stack):
-    """Depth-first search of a double with non-increasing start columns.
+def _double(cur, occ, d, open_mask, res, rb, steps, sb, n, cap):
+    """Four moves of ``d`` with non-increasing start columns (every result once), from
+    row ``n``; returns the new row count (``n`` if nothing is legal) or -1 when it
+    reaches ``cap``. A play that cannot go on after k < 4 moves scores k; only the best
+    score is kept."""
+    start = n
+    best = -1
+    okd = (open_mask << d) & _BOARD_BITS
+    m0 = _sources(occ, okd, d)
+    while m0 != 0:
+        s0 = _top_bit(m0)
+        m0 ^= np.int64(1) << s0
+        t0 = s0 - d if s0 >= d else -1
+        occ1 = occ
+        cur[25 + s0] -= 1
+        if cur[25 + s0] == 0:
+            occ1 ^= np.int64(1) << s0
+        h0 = False
+        if t0 >= 0:
+            cur[25 + t0] += 1
+            occ1 |= np.int64(1) << t0
+            if cur[23 - t0] == 1:
+                cur[23 - t0] = 0
+                cur[24] += 1
+                h0 = True
+        p1 = _push(_NO_STEPS, 0, s0, t0)
+        m1 = _sources(occ1, okd, d) & ((np.int64(2) << s0) - 1)
+        if m1 == 0 and best <= 1:  # dead end after one move
+            if best < 1:
+                best = 1
+                n = start
+            if n >= cap:
+                return -1
+            _copy_row(res, rb + 50 * n, cur)
+            _put64(steps, sb + 8 * n, p1)
+            n += 1
+        while m1 != 0:
+            s1 = _top_bit(m1)
+            m1 ^= np.int64(1) << s1
+            t1 = s1 - d if s1 >= d else -1
+            occ2 = occ1
+            cur[25 + s1] -= 1
+            if cur[25 + s1] == 0:
+                occ2 ^= np.int64(1) << s1
+            h1 = False
+            if t1 >= 0:
+                cur[25 + t1] += 1
+                occ2 |= np.int64(1) << t1
+                if cur[23 - t1] == 1:
+                    cur[23 - t1] = 0
+                    cur[24] += 1
+                    h1 = True
+            p2 = _push(p1, 1, s1, t1)
+            m2 = _sources(occ2, okd, d) & ((np.int64(2) << s1) - 1)
+            if m2 == 0 and best <= 2:
+                if best < 2:
+                    best = 2
+                    n = start
+                if n >= cap:
+                    return -1
+                _copy_row(res, rb + 50 * n, cur)
+                _put64(steps, sb + 8 * n, p2)
+                n += 1
+            while m2 != 0:
+                s2 = _top_bit(m2)
+                m2 ^= np.int64(1) << s2
+                t2 = s2 - d if s2 >= d else -1
+                occ3 = occ2
+                cur[25 + s2] -= 1
+                if cur[25 + s2] == 0:
+                    occ3 ^= np.int64(1) << s2
+                h2 = False
+                if t2 >= 0:
+                    cur[25 + t2] += 1
+                    occ3 |= np.int64(1) << t2
+                    if cur[23 - t2] == 1:
+                        cur[23 - t2] = 0
+                        cur[24] += 1
+                        h2 = True
+                p3 = _push(p2, 2, s2, t2)
+                m3 = _sources(occ3, okd, d) & ((np.int64(2) << s2) - 1)
+                if m3 == 0:
+                    if best <= 3:
+                        if best < 3:
+                            best = 3
+                            n = start
+                        if n >= cap:
+                            return -1
+                        _copy_row(res, rb + 50 * n, cur)
+                        _put64(steps, sb + 8 * n, p3)
+                        n += 1
+                elif best < 4:
+                    best = 4
+                    n = start
+                while m3 != 0:  # the fourth move is applied on the output row
+                    s3 = _top_bit(m3)
+                    m3 ^= np.int64(1) << s3
+                    t3 = s3 - d if s3 >= d else -1
+                    if n >= cap:
+                        return -1
+                    r = rb + 50 * n
+                    _copy_row(res, r, cur)
+                    _put64(steps, sb + 8 * n, _push(p3, 3, s3, t3))
+                    res[r + 25 + s3] -= 1
+                    if t3 >= 0:
+                        res[r + 25 + t3] += 1
+                        if cur[23 - t3] == 1:
+                            res[r + 23 - t3] = 0
+                            res[r + 24] += 1
+                    n += 1
+                cur[25 + s2] += 1
+                if t2 >= 0:
+                    cur[25 + t2] -= 1
+                    if h2:
+                        cur[23 - t2] = 1
+                        cur[24] -= 1
+            cur[25 + s1] += 1
+            if t1 >= 0:
+                cur[25 + t1] -= 1
+                if h1:
+                    cur[23 - t1] = 1
+                    cur[24] -= 1
+        cur[25 + s0] += 1
+        if t0 >= 0:
+            cur[25 + t0] -= 1
+            if h0:
+                cur[23 - t0] = 1
+                cur[24] -= 1
+    return n
 
-    Iterative (numba cannot cache recursive functions). ``stack[d]`` holds, for depth
-    ``d``: next start column to try, the move made (src, dest, hit), whether any move
-    was made there, and the count of checkers outside home. A dead end at depth ``d > 0``
-    scores ``d`` moves.
+
+@njit(cache=True, inline="always")
+def _position(board, d1, d2, cur, res, rb, steps, sb, n, cap, table, tb):
+    """Check and generate one (2, 25) board from row ``n``: (new row count, error).
+
+    Bad input (dice outside 1-6, a negative count, more than 15 checkers a side, a point
+    held by both sides) never reaches the search.
     """
-    depth = 0
-    stack[0, 0] = 24
-    stack[0, 4] = 0
-    stack[0, 5] = outside
-    while depth >= 0:
-        src = _first_source(me, stack[depth, 0])
-        dest = -2
-        while src >= 0:
-            dest = _dest(me, op, src, die, stack[depth, 5])
-            if dest != -2:
-                break
-            src = _first_source(me, src - 1)
-        if src >= 0:
-            hit = _make(me, op, src, dest)
-            _set_path(path, depth, src, dest)
-            if depth == 3:
-                ok = _record(me, op, path, 4, 4, state, res, steps, table, 0, 0, False)
-                _unmake(me, op, src, dest, hit)
-                stack[depth, 0] = src - 1
-                if not ok:
-                    for d in range(depth - 1, -1, -1):
-                        _unmake(me, op, stack[d, 1], stack[d, 2], stack[d, 3])
-                    return False
-            else:
-                stack[depth, 0] = src - 1
-                stack[depth, 1] = src
-                stack[depth, 2] = dest
-                stack[depth, 3] = hit
-                stack[depth, 4] = 1
-                depth += 1
-                stack[depth, 0] = src
-                stack[depth, 4] = 0
-                stack[depth, 5] = stack[depth - 1, 5] + _outside_delta(src, dest)
-        else:
-            if stack[depth, 4] == 0 and depth > 0:
-                if not _record(me, op, path, depth, depth, state, res, steps, table, 0, 0, False):
-                    for d in range(depth - 1, -1, -1):
-                        _unmake(me, op, stack[d, 1], stack[d, 2], stack[d, 3])
-                    return False
-            depth -= 1
-            if depth >= 0:
-                _unmake(me, op, stack[depth, 1], stack[depth, 2], stack[depth, 3])
-    return True
+    d1 = np.int64(d1)
+    d2 = np.int64(d2)
+    if d1 < 1 or d1 > 6 or d2 < 1 or d2 > 6:
+        return n, _BAD_DICE
+    occ = np.int64(0)
+    theirs = np.int64(0)
+    open_mask = np.int64(0)
+    tot_me = 0
+    tot_op = 0
+    for c in range(25):
+        m = board[0, c]
+        o = board[1, c]
+        if m < 0 or o < 0:
+            return n, _BAD_BOARD
+        tot_me += m
+        tot_op += o
+        cur[25 + c] = m
+        cur[c] = o
+        if m > 0:
+            occ |= np.int64(1) << c
+        if c < 24:
+            if o > 0:
+                theirs |= np.int64(1) << (23 - c)
+            if o < 2:
+                open_mask |= np.int64(1) << (23 - c)
+    if tot_me > 15 or tot_op > 15 or (occ & theirs) != 0:
+        return n, _BAD_BOARD
+    start = n
+    if d1 == d2:
+        n = _double(cur, occ, d1, open_mask, res, rb, steps, sb, n, cap)
+    else:
+        n = _nondouble(cur, occ, d1, d2, open_mask, res, rb, steps, sb, n, cap, table, tb)
+    if n < 0:
+        return start, _FULL
+    if n == start:  # no legal move: the turn passes
+        if n >= cap:
+            return start, _FULL
+        _copy_row(res, rb + 50 * n, cur)
+        _put64(steps, sb + 8 * n, _NO_STEPS)
+        n += 1
+    return n, _OK
 
 
-@njit(cache=True, nogil=True)
-def _generate_range(boards, dice, first, res, steps, counts):
-    """Generate for boards[first:], writing compactly; returns (stop, results written).
+_RO_BOARDS = types.Array(types.int8, 3, "C", readonly=True)
+_RO_BOARD = types.Array(types.int8, 2, "C", readonly=True)
+_I8_3D = types.Array(types.int8, 3, "C")
+_I8_1D = types.Array(types.int8, 1, "C")
+_I64_1D = types.Array(types.int64, 1, "C")
+_DICE_2D = [types.Array(t, 2, "C", readonly=True) for t in (types.int8, types.int64)]
+_DICE_1D = [types.Array(t, 1, "C", readonly=True) for t in (types.int8, types.int64)]
+_DICE_1D.append(types.UniTuple(types.int64, 2))
+_RET = types.UniTuple(types.int64, 3)
 
-    Stops early, at the first board whose results do not fit, when the buffers fill up.
-    Returns stop = -1 - b for board b with dice outside 1-6 or more than 15 checkers a
-    side, so bad input never reaches the search.
+
+@njit([_RET(_RO_BOARDS, dice, types.int64, types.int64, _I8_3D, _I8_3D, _I64_1D, types.int64)
+       for dice in _DICE_2D], cache=True, nogil=True)
+def _gen_batch(boards, dice, lo, hi, res, steps, offsets, n):
+    """Boards ``lo:hi`` into rows from ``n``, setting ``offsets[b + 1]`` to board b's end.
+
+    Returns (stop, n, error): on an error it stops at board ``stop``, having written the
+    boards before it (error: 1 bad board, 2 bad dice, 3 output full, 4 bad shapes).
     """
-    me = np.empty(25, np.int8)
-    op = np.empty(25, np.int8)
-    path = np.full((MAX_STEPS, 2), -1, np.int8)
-    table = np.zeros((_HASH_SLOTS, 3), np.int64)
-    stack = np.zeros((4, 6), np.int64)
-    state = np.zeros(4, np.int64)  # n, start, best score, stamp
-    n = 0
-    for b in range(first, boards.shape[0]):
-        outside = 0
-        total_me = 0
-        total_op = 0
-        for c in range(25):
-            me[c] = boards[b, 0, c]
-            op[c] = boards[b, 1, c]
-            if me[c] < 0 or op[c] < 0:
-                return -1 - b, n
-            total_me += me[c]
-            total_op += op[c]
-            if c >= 6:
-                outside += me[c]
-        d1, d2 = dice[b, 0], dice[b, 1]
-        if total_me > 15 or total_op > 15 or d1 < 1 or d1 > 6 or d2 < 1 or d2 > 6:
-            return -1 - b, n
-        state[0] = n
-        state[1] = n
-        state[2] = -1
-        state[3] += 1
-        if d1 == d2:
-            ok = _gen_double(me, op, d1, outside, state, res, steps, table, path, stack)
-        else:
-            ok = _gen_nondouble(me, op, d1, d2, outside, state, res, steps, table, path)
-        if ok and state[2] < 0:  # no legal move: the turn passes
-            ok = _record(me, op, path, 0, 0, state, res, steps, table, 0, 0, False)
-        if not ok:
-            return b, n
-        n = state[0]
-        counts[b] = n - state[1]
-    return boards.shape[0], n
+    if boards.shape[1] != 2 or boards.shape[2] != 25 or dice.shape[0] != boards.shape[0] or dice.shape[1] != 2:
+        return lo, n, _BAD_SHAPE
+    cap = res.shape[0]
+    flat_res = res.reshape(cap * 50)
+    flat_steps = steps.reshape(cap * 2 * MAX_STEPS)
+    cur = np.empty(64, np.int8)
+    table = np.zeros(_TABLE_BYTES, np.int8)
+    for b in range(lo, hi):
+        n2, err = _position(boards[b], dice[b, 0], dice[b, 1], cur, flat_res, 0, flat_steps, 0, n, cap, table, 0)
+        if err != _OK:
+            return b, n, err
+        n = n2
+        offsets[b + 1] = n
+    return hi, n, _OK
+
+
+# One position at a time, results go to a slab of _SLAB_ROWS rows, laid out in one int8
+# buffer: results (R * 50 bytes), steps (R * 8), offsets pairs (R * 16: the pair for a
+# call starting at row s is at byte 16 s), the hash table, the next free row (int64),
+# then the working row (56 bytes). One buffer is one argument to unbox and nothing to
+# allocate per call.
+_SLAB_ROWS = 2048
+
+
+@njit(cache=True, inline="always")
+def _gen_slab(board, d1, d2, slab):
+    """One board into the slab: returns ``(end row << 32) | first row``, or ``-error``."""
+    rows = (slab.shape[0] - 64 - _TABLE_BYTES) // 74
+    top = rows * 74 + _TABLE_BYTES
+    start = _get64(slab, top)
+    n, err = _position(board, d1, d2, slab[top + 8:top + 64], slab, 0, slab, 50 * rows, start, rows,
+                       slab, 74 * rows)
+    if err != _OK:
+        return -err
+    _put64(slab, 58 * rows + 16 * start, 0)
+    _put64(slab, 58 * rows + 16 * start + 8, n - start)
+    _put64(slab, top, n)
+    return (n << 32) | start
+
+
+@njit([types.int64(_RO_BOARDS, dice, _I8_1D) for dice in _DICE_2D], cache=True)
+def _gen_one(boards, dice, slab):
+    """``generate`` for B == 1 into the slab: ``(end row << 32) | first row`` or ``-error``
+    (error 5 if B != 1). Holds the GIL, so Python threads take turns with the slab."""
+    if boards.shape[0] != 1 or dice.shape[0] != 1:
+        return -_NOT_ONE
+    if boards.shape[1] != 2 or boards.shape[2] != 25 or dice.shape[1] != 2:
+        return -_BAD_SHAPE
+    return _gen_slab(boards[0], dice[0, 0], dice[0, 1], slab)
+
+
+@njit([types.int64(_RO_BOARD, dice, _I8_1D) for dice in _DICE_1D], cache=True)
+def _gen_board(board, dice, slab):
+    """``legal_results`` into the slab, as :func:`_gen_one`."""
+    if board.shape[0] != 2 or board.shape[1] != 25 or len(dice) != 2:
+        return -_BAD_SHAPE
+    return _gen_slab(board, dice[0], dice[1], slab)
 
 
 # --------------------------------------------------------------------------- Python API
 
 
-def _check_inputs(boards, dice):
-    boards = np.asarray(boards)
-    dice = np.asarray(dice)
+def _new_slab():
+    """(buffer, results view, steps view, offsets pairs view) of a fresh, empty slab."""
+    rows = _SLAB_ROWS
+    buf = np.empty(rows * 74 + _TABLE_BYTES + 64, np.int8)
+    buf[rows * 74:] = 0  # hash table, next free row, working row
+    return (buf, buf[:rows * 50].reshape(rows, 2, 25), buf[rows * 50:rows * 58].reshape(rows, MAX_STEPS, 2),
+            buf[rows * 58:rows * 74].view(np.int64).reshape(rows, 2))
+
+
+_SLAB = _new_slab()
+
+
+def _board_problem(board) -> str:
+    """What is wrong with one board, in words (for error messages)."""
+    arr = np.asarray(board)
+    if arr.shape != (2, 25):
+        return f"shape {arr.shape}, not (2, 25)"
+    if (arr < 0).any():
+        side, col = map(int, np.argwhere(arr < 0)[0])
+        return f"negative checker count {int(arr[side, col])} at side {side} column {col}"
+    totals = arr.sum(axis=1)
+    for side in (0, 1):
+        if totals[side] > 15:
+            return f"side {side} has {int(totals[side])} checkers on the board; at most 15"
+    both = (arr[0, :24] > 0) & (arr[1, 23::-1] > 0)
+    if both.any():
+        return f"point {int(np.argmax(both)) + 1} (side on roll's numbering) is held by both sides"
+    return "invalid"
+
+
+def _input_error(boards, dice, b: int, err: int) -> Exception:
+    if err == _BAD_DICE:
+        return InvalidDiceError(f"dice[{b}] = {np.asarray(dice[b]).tolist()}: each die must be 1-6")
+    if err == _BAD_BOARD:
+        return InvalidPositionError(f"boards[{b}] = {np.asarray(boards[b]).tolist()}: {_board_problem(boards[b])}")
+    if np.ndim(boards) != 3 or np.shape(boards)[1:] != (2, 25):
+        return InvalidPositionError(f"boards must have shape (B, 2, 25), got {np.shape(boards)}")
+    return InvalidDiceError(f"dice must have shape ({np.shape(boards)[0]}, 2), got {np.shape(dice)}")
+
+
+def _integers(arr, error, what):
+    """``arr`` as integers, or ``error`` when it holds anything else."""
+    if arr.dtype.kind in "iu":
+        return arr
+    if arr.dtype.kind == "b" or (arr.dtype.kind == "f" and np.array_equal(arr, np.trunc(arr))):
+        return arr.astype(np.int64)
+    raise error(f"{what} must hold integers, got {arr.dtype} values")
+
+
+def _coerce(boards, dice):
+    """The general path's inputs: C-ordered int8 boards and int64 dice, shapes checked,
+    board values that int8 cannot hold reported (the kernels check everything else)."""
+    boards = _integers(np.asarray(boards), InvalidPositionError, "boards")
+    dice = _integers(np.asarray(dice), InvalidDiceError, "dice")
     if boards.ndim != 3 or boards.shape[1:] != (2, 25):
-        raise InvalidPositionError(f"boards must have shape (B, 2, 25), got {boards.shape}")
+        raise _input_error(boards, dice, 0, _BAD_SHAPE)
     if dice.shape != (boards.shape[0], 2):
-        raise InvalidDiceError(f"dice must have shape ({boards.shape[0]}, 2), got {dice.shape}")
-    if dice.size and (dice.min() < 1 or dice.max() > 6):
-        bad = dice[((dice < 1) | (dice > 6)).any(axis=1)][0]
-        raise InvalidDiceError(f"dice must be 1-6, got {bad.tolist()}")
-    if boards.size and boards.min() < 0:
-        raise InvalidPositionError("boards hold a negative checker count")
-    if boards.size and boards.sum(axis=2).max() > 15:
-        raise InvalidPositionError("a side has more than 15 checkers on the board")
-    return np.ascontiguousarray(boards, dtype=np.int8), np.ascontiguousarray(dice, dtype=np.int8)
+        raise _input_error(boards, dice, 0, _BAD_SHAPE)
+    if boards.dtype != np.int8:
+        bad = ((boards < 0) | (boards > 15)).any(axis=(1, 2))
+        if bad.any():
+            raise _input_error(boards, dice, int(np.argmax(bad)), _BAD_BOARD)
+    if dice.dtype not in (np.int8, np.int64):
+        dice = dice.astype(np.int64)
+    return np.ascontiguousarray(boards, dtype=np.int8), np.ascontiguousarray(dice)
 
 
-def _generate_serial(boards: np.ndarray, dice: np.ndarray) -> MoveBatch:
+_ROWS_PER_BOARD = 32  # first guess at the output size; it grows when a batch needs more
+
+
+def _run(boards, dice, lo: int, hi: int, offsets):
+    """Boards ``lo:hi`` into fresh arrays: (results, steps, rows); ``offsets[lo + 1:hi + 1]``
+    count from this part's first row."""
+    cap = _ROWS_PER_BOARD * (hi - lo) + 64
+    res = np.empty((cap, 2, 25), np.int8)
+    steps = np.empty((cap, MAX_STEPS, 2), np.int8)
+    stop, n, err = _gen_batch(boards, dice, lo, hi, res, steps, offsets, 0)
+    while stop < hi:
+        if err != _FULL:
+            raise _input_error(boards, dice, stop, err)
+        cap = 2 * cap + 1024
+        grown = np.empty((cap, 2, 25), np.int8)
+        grown[:n] = res[:n]
+        res = grown
+        grown = np.empty((cap, MAX_STEPS, 2), np.int8)
+        grown[:n] = steps[:n]
+        steps = grown
+        stop, n, err = _gen_batch(boards, dice, stop, hi, res, steps, offsets, n)
+    return res, steps, n
+
+
+def _generate_serial(boards, dice) -> MoveBatch:
     B = boards.shape[0]
-    counts = np.zeros(B, np.int64)
-    capacity = max(64, 32 * B)
-    chunks_res, chunks_steps = [], []
-    first = 0
-    while True:
-        res = np.empty((capacity, 2, 25), np.int8)
-        steps = np.empty((capacity, MAX_STEPS, 2), np.int8)
-        stop, n = _generate_range(boards, dice, first, res, steps, counts)
-        chunks_res.append(res[:n])
-        chunks_steps.append(steps[:n])
-        if stop == B:
-            break
-        if stop == first:  # a single board overflowed an empty buffer: grow it
-            capacity *= 2
-        first = stop
-    offsets = np.zeros(B + 1, np.int64)
-    np.cumsum(counts, out=offsets[1:])
-    if len(chunks_res) == 1:
-        return MoveBatch(chunks_res[0], offsets, chunks_steps[0])
-    return MoveBatch(np.concatenate(chunks_res), offsets, np.concatenate(chunks_steps))
+    offsets = np.empty(B + 1, np.int64)
+    offsets[0] = 0
+    res, steps, n = _run(boards, dice, 0, B, offsets)
+    # shrink in place to the rows used (no copy; nothing else refers to these arrays)
+    res.resize((n, 2, 25), refcheck=False)
+    steps.resize((n, MAX_STEPS, 2), refcheck=False)
+    return _move_batch(res, offsets, steps)
 
 
 _POOL: ThreadPoolExecutor | None = None
+_POOL_SIZE = 0
+_MIN_BOARDS_PER_THREAD = 256  # ~200 us of work: below this a thread costs more than it saves
+
+
+def _generate_parallel(boards, dice, threads: int) -> MoveBatch:
+    """Split the batch into ``threads`` runs of boards, each writing its own region of
+    one output; the regions are then moved together (the first stays where it is)."""
+    global _POOL, _POOL_SIZE
+    if _POOL is None or _POOL_SIZE < threads:
+        _POOL = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="movegen")
+        _POOL_SIZE = threads
+    B = boards.shape[0]
+    offsets = np.empty(B + 1, np.int64)
+    offsets[0] = 0
+    bounds = [B * i // threads for i in range(threads + 1)]
+    rows = [0]
+    for i in range(threads):
+        rows.append(rows[-1] + _ROWS_PER_BOARD * (bounds[i + 1] - bounds[i]) + 64)
+    res = np.empty((rows[-1], 2, 25), np.int8)
+    steps = np.empty((rows[-1], MAX_STEPS, 2), np.int8)
+
+    def work(i):
+        lo, hi = bounds[i], bounds[i + 1]
+        stop, n, err = _gen_batch(boards, dice, lo, hi, res[rows[i]:rows[i + 1]], steps[rows[i]:rows[i + 1]],
+                                  offsets, 0)
+        if stop == hi:
+            return n, None
+        if err != _FULL:
+            raise _input_error(boards, dice, stop, err)
+        return n, (stop, *_run(boards, dice, stop, hi, offsets))  # the rest, in its own arrays
+
+    parts = list(_POOL.map(work, range(threads)))
+    total = 0
+    for i, (n, rest) in enumerate(parts):
+        lo, hi = bounds[i], bounds[i + 1]
+        if rest is None:
+            offsets[lo + 1:hi + 1] += total
+        else:
+            offsets[lo + 1:rest[0] + 1] += total
+            offsets[rest[0] + 1:hi + 1] += total + n
+        total += n + (0 if rest is None else rest[3])
+    if any(rest is not None for _, rest in parts):  # some run outgrew its region: concatenate
+        pieces = []
+        for i, (n, rest) in enumerate(parts):
+            pieces.append((res[rows[i]:rows[i] + n], steps[rows[i]:rows[i] + n]))
+            if rest is not None:
+                pieces.append((rest[1][:rest[3]], rest[2][:rest[3]]))
+        return _move_batch(np.concatenate([p[0] for p in pieces]), offsets, np.concatenate([p[1] for p in pieces]))
+    at = 0
+    for i, (n, _) in enumerate(parts):
+        if at != rows[i]:
+            res[at:at + n] = res[rows[i]:rows[i] + n]
+            steps[at:at + n] = steps[rows[i]:rows[i] + n]
+        at += n
+    res.resize((total, 2, 25), refcheck=False)
+    steps.resize((total, MAX_STEPS, 2), refcheck=False)
+    return _move_batch(res, offsets, steps)
+
+
+def _generate_one(boards, dice):
+    """B == 1 into the slab (a fresh one when it is full), or None for the batch path."""
+    global _SLAB
+    for _ in range(2):
+        slab = _SLAB
+        try:
+            code = _gen_one(boards, dice, slab[0])
+        except (TypeError, ValueError):
+            return None
+        if code >= 0:
+            start = code & 0xFFFFFFFF
+            end = code >> 32
+            return _move_batch(slab[1][start:end], slab[3][start], slab[2][start:end])
+        if code != -_FULL:
+            return None
+        if slab is _SLAB:
+            _SLAB = _new_slab()
+    return None
 
 
 def generate(boards, dice, *, threads: int = 1) -> MoveBatch:
     """All distinct legal results for each board and roll (see the module docstring).
 
     ``boards`` is ``(B, 2, 25)`` in the side-on-roll convention of :mod:`bgzero.board`
-    and ``dice`` is ``(B, 2)``. With ``threads > 1`` the batch is split across threads
-    (the kernel releases the GIL); ``threads=0`` means one per CPU.
+    and ``dice`` is ``(B, 2)``. With ``threads > 1`` a large batch is split across
+    threads (the kernel releases the GIL); ``threads=0`` means one per CPU. Bad input
+    raises :class:`InvalidPositionError` or :class:`InvalidDiceError` naming the index.
+
+    The fast path wants C-ordered int8 boards and int8 or int64 dice; anything else
+    that holds the right integers is converted first.
     """
-    global _POOL
-    boards, dice = _check_inputs(boards, dice)
-    if threads == 0:
-        threads = os.cpu_count() or 1
-    if threads <= 1 or boards.shape[0] < 2 * threads:
-        return _generate_serial(boards, dice)
-    if _POOL is None or _POOL._max_workers < threads:
-        _POOL = ThreadPoolExecutor(max_workers=threads)
-    bounds = np.linspace(0, boards.shape[0], threads + 1).astype(int)
-    parts = list(_POOL.map(lambda i: _generate_serial(boards[bounds[i]:bounds[i + 1]], dice[bounds[i]:bounds[i + 1]]),
-                           range(threads)))
-    offsets = [np.zeros(1, np.int64)]
-    base = 0
-    for part in parts:
-        offsets.append(part.offsets[1:] + base)
-        base += part.offsets[-1]
-    return MoveBatch(np.concatenate([p.results for p in parts]), np.concatenate(offsets),
-                     np.concatenate([p.steps for p in parts]))
+    slab = _SLAB  # the common single-position case first, written out
+    try:
+        code = _gen_one(boards, dice, slab[0])
+    except (TypeError, ValueError):  # not C-ordered int8 boards with int8/int64 dice
+        boards, dice = _coerce(boards, dice)
+        code = -_FULL if len(boards) == 1 else -_NOT_ONE
+    if code >= 0:
+        start = code & 0xFFFFFFFF
+        end = code >> 32
+        return _move_batch(slab[1][start:end], slab[3][start], slab[2][start:end])
+    if code == -_FULL:
+        batch = _generate_one(boards, dice)
+        if batch is not None:
+            return batch
+    try:
+        return _generate_batch(boards, dice, threads)
+    except (TypeError, ValueError, AttributeError) as exc:
+        if isinstance(exc, (InvalidPositionError, InvalidDiceError)):
+            raise
+    boards, dice = _coerce(boards, dice)
+    return _generate_batch(boards, dice, threads)
+
+
+def _generate_batch(boards, dice, threads: int) -> MoveBatch:
+    if threads != 1:
+        if threads == 0:
+            threads = os.cpu_count() or 1
+        if threads > 1 and boards.shape[0] >= _MIN_BOARDS_PER_THREAD * threads:
+            return _generate_parallel(boards, dice, threads)
+    return _generate_serial(boards, dice)
 
 
 def legal_results(board, dice) -> tuple[np.ndarray, np.ndarray]:
-    """Results (sides swapped) and step lists for one board and one roll."""
-    batch = generate(np.asarray(board)[None], np.asarray(dice).reshape(1, 2))
+    """Results (sides swapped) and step lists for one board and one roll.
+
+    The arrays are views into a slab shared with other single-position results (see
+    :class:`MoveBatch`); no later call writes to them.
+    """
+    slab = _SLAB
+    try:
+        code = _gen_board(board, dice, slab[0])
+    except (TypeError, ValueError):
+        code = -1
+    if code >= 0:
+        start = code & 0xFFFFFFFF
+        end = code >> 32
+        return slab[1][start:end], slab[2][start:end]
+    board = np.asarray(board)
+    batch = generate(board.reshape((1,) + board.shape), np.asarray(dice).reshape(1, -1))
     return batch.results, batch.steps
 
 
 def warm_up() -> None:
-    """Compile (or load from cache) the kernels before timed work."""
+    """Load the compiled kernels (from numba's cache) and run each entry point once.
+
+    The kernels have fixed signatures and are compiled or loaded at import; this only
+    makes sure the first timed call pays nothing more.
+    """
     from bgzero.board import START
-    generate(START[None], np.array([[3, 1]]))
-    generate(START[None], np.array([[2, 2]]))
+
+    for roll in ([[3, 1]], [[2, 2]]):
+        generate(START[None], np.array(roll, np.int8))
+        generate(START[None], np.array(roll, np.int64))
+        generate(np.stack([START, START]), np.array(roll * 2))
+    legal_results(START, (3, 1))
+    legal_results(START, np.array([3, 1]))
