@@ -287,7 +287,7 @@ def main() -> None:
             continue
         name, size, threads = key
         pos, res = rate(key)
-        ref = gnubg_single if size == 1 and name != "gnubg" else gnubg_rate
+        ref = gnubg_single if name in ("generate", "legal_results") and size == 1 else gnubg_rate
         ratio = f"{pos / ref:.2f}x" if ref else "-"
         label = {"generate": "bgzero `generate`", "legal_results": "bgzero `legal_results`",
                  "gnubg": "gnubg_nn.moves (C), Python loop",
