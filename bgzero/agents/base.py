@@ -1,11 +1,13 @@
-"""The agent interface: choose one move for each of many positions at once."""
+"""The agent interface: choose one move, and answer the cube, for many positions at once."""
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 
 import numpy as np
 
+from bgzero.cube import MatchState
 from bgzero.movegen import MoveBatch
 
 
@@ -17,6 +19,9 @@ class Agent(ABC):
     result in ``moves.results`` (a global index, between ``offsets[b]`` and
     ``offsets[b+1]``). Working on the whole batch lets neural agents evaluate every
     candidate of every game in one forward pass.
+
+    The cube (:mod:`bgzero.match`) is answered the same way, a batch at a time. An agent
+    that has no view of the cube keeps the defaults: it never doubles and always takes.
     """
 
     name: str = "agent"
@@ -24,6 +29,23 @@ class Agent(ABC):
     @abstractmethod
     def choose(self, boards: np.ndarray, dice: np.ndarray, moves: MoveBatch) -> np.ndarray:
         """Global indices (B,) into ``moves.results``."""
+
+    def double_decision(self, boards: np.ndarray, states: Sequence[MatchState], players) -> np.ndarray:
+        """(B,) bool: offer a double? By default never.
+
+        ``boards`` have the would-be doubler on roll, before it rolls; ``states`` are the
+        match states before the double and ``players`` the doubler's player number (0 or
+        1). Asked only where :func:`bgzero.cube.may_double` allows the double.
+        """
+        return np.zeros(len(boards), bool)
+
+    def take_decision(self, boards: np.ndarray, states: Sequence[MatchState], players) -> np.ndarray:
+        """(B,) bool: take the double (else pass)? By default always.
+
+        The arguments are those the doubler was asked with: ``boards`` with the *doubler* on
+        roll, the states before the double, and the *doubler's* player number.
+        """
+        return np.ones(len(boards), bool)
 
     def __repr__(self) -> str:
         return self.name

@@ -1,14 +1,15 @@
-"""The neural agent: plays the move whose result is worst for the opponent, at 0-2 ply."""
+"""The neural agent: plays the move whose result is worst for the opponent, at 0-2 ply, and uses the cube."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from bgzero.agents.base import Agent
+from bgzero.agents.cube import cube_actions
 from bgzero.evaluator import Evaluator
 from bgzero.movegen import MoveBatch
 from bgzero.net import equity
-from bgzero.search import DEFAULT_FILTERS, choose_moves
+from bgzero.search import DEFAULT_FILTERS, choose_moves, evaluate_ply
 from bgzero.segments import segment_argmax, segment_random
 
 
@@ -17,6 +18,9 @@ class NeuralAgent(Agent):
 
     Move results come with the opponent on roll, so the evaluator's equity is the
     opponent's; the mover takes the candidate that minimises it.
+
+    Cube decisions evaluate the position before the roll at the same ``ply`` and apply
+    gnubg's 0-ply cube arithmetic to those probabilities (:mod:`bgzero.agents.cube`).
     """
 
     def __init__(self, evaluator: Evaluator, epsilon: float = 0.0, seed: int = 0, name: str = "neural",
@@ -37,3 +41,9 @@ class NeuralAgent(Agent):
             explore = self.rng.random(len(best)) < self.epsilon
             best[explore] = segment_random(moves.offsets, self.rng)[explore]
         return best
+
+    def double_decision(self, boards, states, players) -> np.ndarray:
+        return cube_actions(evaluate_ply(self.evaluator, boards, self.ply), boards, states, players)[0]
+
+    def take_decision(self, boards, states, players) -> np.ndarray:
+        return cube_actions(evaluate_ply(self.evaluator, boards, self.ply), boards, states, players)[1]

@@ -11,7 +11,11 @@ from bgzero.pubeval import pubeval_choose
 
 
 class PubevalAgent(Agent):
-    """Plays the candidate pubeval scores highest (race weights chosen before the move)."""
+    """Plays the candidate pubeval scores highest (race weights chosen before the move).
+
+    pubeval scores moves, not positions, so it has no view of the cube: it keeps the
+    :class:`~bgzero.agents.base.Agent` defaults, never doubling and always taking.
+    """
 
     name = "pubeval"
 

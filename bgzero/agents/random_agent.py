@@ -10,7 +10,10 @@ from bgzero.segments import segment_random
 
 
 class RandomAgent(Agent):
-    """Picks uniformly among the distinct legal results."""
+    """Picks uniformly among the distinct legal results.
+
+    The cube keeps the :class:`~bgzero.agents.base.Agent` defaults: never doubles, always takes.
+    """
 
     name = "random"
 

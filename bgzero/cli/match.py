@@ -1,0 +1,58 @@
+"""``bgzero-match``: agent A against agent B in matches or money sessions with the cube; .mat transcripts."""
+
+import json
+import os
+from pathlib import Path
+
+import hydra
+from omegaconf import DictConfig
+
+from bgzero.errors import BgzeroError, ConfigError
+from bgzero.match import play_match_specs, summarise
+from bgzero.matfile import write_match
+
+
+def _count(cfg: DictConfig, key: str, least: int) -> int:
+    value = cfg[key]
+    if not isinstance(value, int) or isinstance(value, bool) or value < least:
+        raise ConfigError(f"{key}={value!r} must be a whole number >= {least}")
+    return value
+
+
+def run(cfg: DictConfig) -> dict:
+    processes = os.cpu_count() or 1 if cfg.processes == "auto" else cfg.processes
+    if not isinstance(processes, int) or processes < 1:
+        raise ConfigError(f"processes={cfg.processes!r}; use auto or a count >= 1")
+    length, games = _count(cfg, "length", 0), _count(cfg, "games", 1)
+    matches, shard = _count(cfg, "matches", 1), _count(cfg, "shard", 1)
+    records, seconds = play_match_specs(cfg.a, cfg.b, matches, length=length, games=games, jacoby=bool(cfg.jacoby),
+                                        seed=cfg.seed, processes=processes, shard=shard, progress=cfg.progress)
+    out = Path(cfg.out)
+    comment = f"bgzero-match a={cfg.a} b={cfg.b} seed={cfg.seed} shard={shard}"
+    for i, record in enumerate(records, 1):
+        write_match(out / f"match_{i:04d}.mat", record, comments=(f"{comment} match {i}",))
+    summary = summarise(records, seconds)
+    result = {"a": cfg.a, "b": cfg.b, "seed": cfg.seed, "shard": shard, "jacoby": bool(cfg.jacoby),
+              **summary.as_dict()}
+    tmp = out / "result.json.tmp"
+    tmp.write_text(json.dumps(result, indent=2))
+    tmp.replace(out / "result.json")
+    kind = f"{length}-point matches" if length else f"money sessions of {games} games"
+    print(f"{cfg.a} vs {cfg.b}, {kind}: {summary}")
+    print(f"transcripts and result: {out}")
+    return result
+
+
+CONFIGS = str(Path(__file__).resolve().parents[2] / "configs")  # the repository's configs/
+
+
+@hydra.main(version_base="1.3", config_path=CONFIGS, config_name="match")
+def main(cfg: DictConfig) -> None:
+    try:
+        run(cfg)
+    except BgzeroError as e:
+        raise SystemExit(f"bgzero-match: {e}") from None
+
+
+if __name__ == "__main__":
+    main()
