@@ -1,0 +1,69 @@
+"""``bgzero-serve``: serve an agent as gnubg's external player, or play a gnubg-refereed match."""
+
+import logging
+from pathlib import Path
+
+import hydra
+from omegaconf import DictConfig
+
+from bgzero.agents import make_agent
+from bgzero.errors import BgzeroError, ConfigError
+from bgzero.refereed import RefereedMatch, play_refereed
+from bgzero.serve import ExternalPlayer, Server
+
+CONFIGS = str(Path(__file__).resolve().parents[2] / "configs")  # the repository's configs/
+
+
+def run(cfg: DictConfig) -> RefereedMatch | None:
+    """Serve until stopped, or with ``referee.match`` set play that match and return gnubg's result."""
+    if not 0 <= int(cfg.port) <= 65535:
+        raise ConfigError(f"port={cfg.port} is not 0-65535")
+    if cfg.connections is not None and int(cfg.connections) < 1:
+        raise ConfigError(f"connections={cfg.connections} must be at least 1, or null to serve until stopped")
+    agent = make_agent(cfg.agent)
+    ref = cfg.referee
+    if ref.match is not None:
+        if not 1 <= int(ref.match) <= 64:
+            raise ConfigError(f"referee.match={ref.match} must be a match length from 1 to 64")
+        result = play_refereed(agent, int(ref.match), Path(ref.sgf), ply=int(ref.ply), seed=ref.seed,
+                               gnubg=str(ref.gnubg), timeout=float(ref.timeout))
+        print(report(result, cfg.agent, int(ref.ply)))
+        return result
+    server = Server(ExternalPlayer(agent, gnubg_scores=bool(cfg.gnubg_scores)), str(cfg.host), int(cfg.port),
+                    None if cfg.connections is None else int(cfg.connections))
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        logging.getLogger("bgzero.serve").info("stopped")
+    return None
+
+
+def report(result: RefereedMatch, agent: str, ply: int) -> str:
+    """gnubg's verdict and the record check, as printed."""
+    score = ", ".join(f"{name} {points}" for name, points in result.score.items())
+    outcome = f"{result.winner} won the match" if result.complete else "the match did not finish"
+    check = (f"all {result.moves_checked} bgzero moves found in gnubg's record" if not result.mismatches
+             else f"{len(result.mismatches)} bgzero answers differ from gnubg's record:\n  "
+             + "\n  ".join(result.mismatches))
+    return (f"{result.length}-point match refereed by gnubg, bgzero ({agent}) against gnubg at {ply}-ply\n"
+            f"gnubg's score after {_games(result.games_played)}: {score}; {outcome}\n"
+            f"saved to {result.sgf}: {_games(len(result.record))}; {check}")
+
+
+def _games(n: int) -> str:
+    return f"{n} game" if n == 1 else f"{n} games"
+
+
+@hydra.main(version_base="1.3", config_path=CONFIGS, config_name="serve")
+def main(cfg: DictConfig) -> None:
+    logging.basicConfig(level=str(cfg.log_level).upper(), format="%(asctime)s %(levelname)s %(message)s")
+    try:
+        result = run(cfg)
+    except BgzeroError as e:
+        raise SystemExit(f"bgzero-serve: {e}") from None
+    if result is not None and (result.mismatches or not result.complete):
+        raise SystemExit(1)
+
+
+if __name__ == "__main__":
+    main()
