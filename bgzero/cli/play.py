@@ -1,0 +1,61 @@
+"""``bgzero-play``: a person against any agent in the terminal, a match or a money session."""
+
+import sys
+from pathlib import Path
+
+import hydra
+import numpy as np
+from omegaconf import DictConfig
+
+from bgzero.agents import make_agent, parse_spec
+from bgzero.errors import BgzeroError, ConfigError
+from bgzero.match import MatchRecord
+from bgzero.play import ASCII, UNICODE, Hints, PlaySession
+
+
+def _whole(cfg: DictConfig, key: str, least: int) -> int:
+    value = cfg[key]
+    if not isinstance(value, int) or isinstance(value, bool) or value < least:
+        raise ConfigError(f"{key}={value!r} must be a whole number >= {least}")
+    return value
+
+
+def bot_name(spec: str) -> str:
+    """A short name for the board and the transcript: a checkpoint's file stem and ply, else the spec."""
+    name, arg, ply = parse_spec(spec)
+    return f"{Path(arg).stem}@{ply}" if name == "checkpoint" else str(spec)
+
+
+def run(cfg: DictConfig, stdin=sys.stdin, stdout=sys.stdout) -> MatchRecord:
+    """Build the session ``cfg`` describes and play it on ``stdin``/``stdout``."""
+    styles = {"unicode": UNICODE, "ascii": ASCII}
+    if cfg.board not in styles:
+        raise ConfigError(f"board={cfg.board!r}; use unicode or ascii")
+    if cfg.colour not in ("auto", True, False):
+        raise ConfigError(f"colour={cfg.colour!r}; use auto, true or false")
+    seed = int(np.random.SeedSequence().entropy % 10**9) if cfg.seed is None else _whole(cfg, "seed", 0)
+    session = PlaySession(
+        make_agent(cfg.bot), bot_name=bot_name(str(cfg.bot)), name=str(cfg.name), length=_whole(cfg, "length", 0),
+        games=_whole(cfg, "games", 0), jacoby=bool(cfg.jacoby), seed=seed,
+        hints=Hints.for_bot(str(cfg.bot), None if cfg.hint is None else str(cfg.hint), _whole(cfg, "hint_moves", 1)),
+        confirm=bool(cfg.confirm), style=styles[cfg.board],
+        colour=stdout.isatty() if cfg.colour == "auto" else cfg.colour,
+        save=cfg.save, stdin=stdin, stdout=stdout)
+    return session.run()
+
+
+CONFIGS = str(Path(__file__).resolve().parents[2] / "configs")  # the repository's configs/
+
+
+@hydra.main(version_base="1.3", config_path=CONFIGS, config_name="play")
+def main(cfg: DictConfig) -> None:
+    try:
+        run(cfg)
+    except BgzeroError as e:
+        raise SystemExit(f"bgzero-play: {e}") from None
+    except KeyboardInterrupt:
+        raise SystemExit("\nbgzero-play: interrupted") from None
+
+
+if __name__ == "__main__":
+    main()
