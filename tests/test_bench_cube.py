@@ -1,0 +1,182 @@
+"""The cube benchmark: reading gnubg's cube hint, the agreement arithmetic, bgzero's verdicts."""
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from bgzero.agents.cube import cube_actions
+from bgzero.board import start_board
+from bgzero.checkpoint import save_checkpoint
+from bgzero.cube import NO_DOUBLE, PASS, TAKE, TOO_GOOD, from_match_info
+from bgzero.gnubg_cube import (
+    DOUBLE,
+    CubeHint,
+    Verdict,
+    doubler_agreement,
+    parse_cube_hint,
+    taker_agreement,
+    verdict_from_action,
+)
+from bgzero.ids import MatchInfo, match_id, position_id
+from bgzero.net import NetConfig, ValueNet
+
+SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "bench_cube.py"
+
+# Recorded from `hint` of the PyPI gnubg (2-ply, `set output mwc off`): a 7-point match, cube
+# at 2 owned by the side on roll. The equity lines say "double" even for a redouble.
+REDOUBLE_SAMPLE = """Setting GNUbg ID 7yEMkBE/3wEAAA:URngAEAAIAAE
+
+Cube analysis
+2-ply cubeless equity +2.026 (Money: +1.776)
+  0.983 0.805 0.004 - 0.017 0.000 0.000
+Cubeful equities:
+1. No double           +2.028
+2. Double, take        +3.083  (+1.055)
+3. Double, pass        +1.000  (-1.028)
+Proper cube action: Too good to redouble, pass (49.4%)
+
+"""
+MONEY_SAMPLE = """Cube analysis
+2-ply cubeless equity +0.484
+  0.689 0.140 0.002 - 0.311 0.037 0.000
+Cubeful equities:
+1. Double, take        +0.758
+2. Double, pass        +1.000  (+0.242)
+3. No double           +0.618  (-0.140)
+Proper cube action: Double, take
+"""
+
+
+def load_script():
+    spec = importlib.util.spec_from_file_location("bench_cube", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_parse_recorded_hints():
+    hint = parse_cube_hint(REDOUBLE_SAMPLE)
+    assert (hint.no_double, hint.double_take, hint.double_pass) == (2.028, 3.083, 1.0)
+    assert hint.verdict == Verdict(TOO_GOOD, PASS)
+    hint = parse_cube_hint(MONEY_SAMPLE)
+    assert (hint.no_double, hint.double_take, hint.double_pass) == (0.618, 0.758, 1.0)
+    assert hint.verdict == Verdict(DOUBLE, TAKE)
+
+
+def test_output_without_cube_analysis_is_refused():
+    with pytest.raises(ValueError, match="no cube analysis"):
+        parse_cube_hint("You cannot double.\n")
+
+
+@pytest.mark.parametrize(("action", "verdict"), [
+    ("No double, take (13.2%)", (NO_DOUBLE, TAKE)),
+    ("No redouble, beaver", (NO_DOUBLE, TAKE)),
+    ("Never redouble, take (dead cube)", (NO_DOUBLE, TAKE)),
+    ("Double, pass", (DOUBLE, PASS)),
+    ("Redouble, take", (DOUBLE, TAKE)),
+    ("Optional double, pass", (DOUBLE, PASS)),
+    ("Too good to double, take", (TOO_GOOD, TAKE)),
+    ("Too good to redouble, pass (49.4%)", (TOO_GOOD, PASS)),
+])
+def test_gnubg_actions_map_to_verdicts(action, verdict):
+    assert verdict_from_action(action) == Verdict(*verdict)
+
+
+def test_unknown_action_is_refused():
+    with pytest.raises(ValueError, match="unknown"):
+        verdict_from_action("I have no idea!")
+
+
+def test_agreement_arithmetic():
+    reference = [
+        CubeHint("No double, take", 0.30, 0.10, 1.0),
+        CubeHint("Double, take", 0.60, 0.80, 1.0),
+        CubeHint("Double, pass", 0.90, 1.20, 1.0),
+        CubeHint("Too good to double, pass", 1.30, 1.90, 1.0),
+    ]
+    verdicts = [
+        Verdict(DOUBLE, TAKE),  # doubler loses 0.30 - 0.10
+        Verdict(DOUBLE, PASS),  # right double; taker passes a take: loses -0.80 - (-1)
+        Verdict(NO_DOUBLE, PASS),  # doubler loses 1.0 - 0.90; taker right
+        Verdict(NO_DOUBLE, TAKE),  # plays on like "too good": a disagreement that costs nothing
+    ]
+    doubler = doubler_agreement(reference, verdicts)
+    assert (doubler.decisions, doubler.agreed) == (4, 1)
+    assert doubler.cost == pytest.approx(0.2 + 0.1)
+    assert doubler.mean_cost == pytest.approx(0.3 / 3)
+    taker = taker_agreement(reference, verdicts)  # only the two real doubles reach the taker
+    assert (taker.decisions, taker.agreed, taker.rate) == (2, 1, 0.5)
+    assert taker.mean_cost == pytest.approx(0.2)
+    with pytest.raises(ValueError):
+        doubler_agreement(reference, verdicts[:2])
+
+
+def test_naive_rule():
+    naive = load_script().naive_verdict
+    assert naive(0.5) == Verdict(NO_DOUBLE, TAKE)
+    assert naive(0.7) == Verdict(DOUBLE, TAKE)
+    assert naive(0.8) == Verdict(DOUBLE, PASS)
+    assert naive(0.9) == Verdict(TOO_GOOD, PASS)
+
+
+def test_bgzero_verdicts_are_the_agents_cube_actions():
+    rng = np.random.default_rng(0)
+    win = rng.uniform(0.3, 0.97, 64)
+    gammon = win * rng.uniform(0, 0.5, 64)
+    lose_gammon = (1 - win) * rng.uniform(0, 0.3, 64)
+    probs = np.stack([win, gammon, 0.1 * gammon, lose_gammon, 0.1 * lose_gammon], axis=1)
+    boards = np.repeat(start_board()[None], 64, axis=0)
+    infos = [MatchInfo(dice_owner=i % 2, turn=i % 2, match_length=7 * (i % 3 > 0), score=(i % 3, 0)) for i in range(64)]
+    verdicts = load_script().bgzero_verdicts(probs, boards, infos)
+    double, take = cube_actions(probs, boards, [from_match_info(i) for i in infos], [i.dice_owner for i in infos])
+    assert [v.doubler == DOUBLE for v in verdicts] == double.tolist()
+    assert [v.taker == TAKE for v in verdicts] == take.tolist()
+    assert {v.doubler for v in verdicts} == {NO_DOUBLE, DOUBLE, TOO_GOOD}
+
+
+def test_script_runs_on_a_cached_reference(tmp_path, capsys):
+    """End to end without gnubg: a hand-written reference and an untrained network."""
+    torch.manual_seed(0)
+    net = ValueNet(NetConfig(hidden=[8]))
+    checkpoint = save_checkpoint(tmp_path / "tiny.pt", {"model": net.state_dict(), "net_config": net.config_dict(),
+                                                        "encoder": "tesauro198", "games": 0})
+    hint = {"action": "Double, take", "no_double": 0.6, "double_take": 0.8, "double_pass": 1.0}
+    record = {"position_id": position_id(start_board()), "match_id": match_id(MatchInfo()),
+              "cubeless": [0.7, 0.1, 0.0, 0.05, 0.0], "gnubg": {"0": hint, "1": hint, "2": hint}}
+    reference = tmp_path / "reference.json"
+    reference.write_text(json.dumps({"positions": [record]}))
+    load_script().main(["--checkpoint", str(checkpoint), "--reference", str(reference)])
+    out = capsys.readouterr().out
+    assert "| gnubg 1-ply | all | 100.0% (1/1) | 0.000 | 100.0% (1/1) | 0.000 |" in out
+    assert "| gnubg 1-ply | match | – | – | – | – |" in out
+    assert "| naive: double 68-85% wins, take ≥ 25% | money | 100.0% (1/1)" in out
+
+
+_LIVE = r"""
+import json
+from bgzero.gnubg_cube import GnubgCube
+from bgzero.ids import MatchInfo, match_id
+gnubg = GnubgCube()
+start = gnubg.hint("4HPwATDgc/ABMA", match_id(MatchInfo()), 2)
+strong = gnubg.hint("3wMRUAb/PgACQA", match_id(MatchInfo(dice_owner=1, turn=1)), 0)
+print(json.dumps([vars(start), vars(strong), gnubg.cubeless("4HPwATDgc/ABMA")]))
+"""
+
+
+@pytest.mark.gnubg
+def test_live_gnubg_hint():
+    """gnubg's own cube analysis, in a child process (its engine is global and prints on fd 1)."""
+    pytest.importorskip("gnubg", reason="GNU Backgammon is the reference for cube decisions")
+    run = subprocess.run([sys.executable, "-c", _LIVE], capture_output=True, text=True, timeout=120, check=False)
+    assert run.returncode == 0, run.stderr[-2000:]
+    start, strong, cubeless = json.loads(run.stdout.strip().splitlines()[-1])
+    assert CubeHint(**start).verdict == Verdict(NO_DOUBLE, TAKE)  # beavers are off
+    assert start["double_pass"] == 1.0 and start["double_take"] < 0 < start["no_double"] < 0.2
+    assert CubeHint(**strong).verdict.doubler == DOUBLE
+    assert cubeless[0] == pytest.approx(0.5, abs=0.05)
