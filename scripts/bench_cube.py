@@ -3,9 +3,9 @@
 Positions come from gnubg 0-ply self-play, each put in a random context where the side on
 roll may double: money (Jacoby off, no beavers) or a 7-point match at a random score with
 each side 2 to 7 away (never Crawford), the cube centred at 1 or owned at 2 by the side on
-roll. Positions likely to be doubles are oversampled (by gnubg's 0-ply cubeless
-win chance) and kept by gnubg's 2-ply verdict in fixed shares (:data:`SHARES`): 40% real
-doubles, half of them takes, 20% too good, 40% no double.
+roll. Positions likely to be doubles are oversampled (by gnubg's 0-ply cubeless win chance)
+and kept by gnubg's 2-ply verdict in fixed shares (:data:`SHARES`): 40% real doubles, half of
+them takes, 20% too good, 40% no double.
 
 The reference -- gnubg's 2-ply verdicts and cubeful equities, its 0- and 1-ply verdicts and
 its 0-ply cubeless probabilities -- is cached in ``scripts/data/`` (the committed file makes
