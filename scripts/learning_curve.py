@@ -19,7 +19,12 @@ from tensorboard.backend.event_processing.event_accumulator import EventAccumula
 
 
 def read_curve(run: Path) -> list[tuple[int, float, float, float, float]]:
-    """(games, ppg, low, high, wall seconds) per evaluation, the last one per step kept."""
+    """(games, ppg, low, high, wall seconds) per evaluation, the last one per step kept.
+
+    Runs written before checkpoints carried their wall time restart the clock at a
+    resume; such segments are joined at the last evaluation before the resume, which
+    undercounts by the time between that evaluation and the crash.
+    """
     ea = EventAccumulator(str(run / "tb"), size_guidance={"scalars": 0})
     ea.Reload()
     tags = ea.Tags()["scalars"]
@@ -29,12 +34,15 @@ def read_curve(run: Path) -> list[tuple[int, float, float, float, float]]:
     for name in ("eval/ppg_vs_pubeval", "eval/ppg_ci95_low", "eval/ppg_ci95_high", "eval/wall_seconds"):
         for e in ea.Scalars(name):
             by_step.setdefault(e.step, {})[name] = e.value
-    rows = []
+    rows, offset, last_wall = [], 0.0, 0.0
     for step in sorted(by_step):
         v = by_step[step]
         if len(v) == 4:
-            rows.append((step, v["eval/ppg_vs_pubeval"], v["eval/ppg_ci95_low"], v["eval/ppg_ci95_high"],
-                         v["eval/wall_seconds"]))
+            wall = v["eval/wall_seconds"]
+            if wall + offset < last_wall:  # the run was resumed: its clock restarted
+                offset = last_wall
+            last_wall = wall + offset
+            rows.append((step, v["eval/ppg_vs_pubeval"], v["eval/ppg_ci95_low"], v["eval/ppg_ci95_high"], last_wall))
     return rows
 
 

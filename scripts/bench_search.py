@@ -1,0 +1,89 @@
+"""n-ply move choice speed: bgzero's batched search next to gnubg's ``best_move``.
+
+Positions (with their rolls) come from seeded pubeval self-play, forced moves excluded.
+bgzero chooses with a checkpoint at 0, 1 and 2 ply (gnubg-style move filters), all
+positions of a batch searched together; gnubg chooses with ``gnubg_nn.best_move(board,
+d1, d2, n=ply)`` one position at a time (its nets are 250-128-5 for contact, the same size
+as bgzero's contact net). Single-threaded both.
+
+    python scripts/bench_search.py --checkpoint checkpoints/reference.pt --positions 200
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+import torch
+
+from bgzero.agents.neural import NeuralAgent
+from bgzero.agents.pubeval_agent import PubevalAgent
+from bgzero.board import START, to_gnubg
+from bgzero.checkpoint import load_evaluator
+from bgzero.game import game_results
+from bgzero.movegen import generate
+
+
+def sample_positions(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Positions with a real choice, from pubeval playing itself."""
+    rng = np.random.default_rng(seed)
+    agent = PubevalAgent()
+    boards, dice = [], []
+    board = START.copy()
+    while len(boards) < n:
+        d = rng.integers(1, 7, size=(1, 2), dtype=np.int8)
+        moves = generate(board[None], d)
+        if len(moves.results) > 1 and rng.random() < 0.3:
+            boards.append(board.copy())
+            dice.append(d[0])
+        board = moves.results[agent.choose(board[None], d, moves)[0]]
+        if game_results(board[None])[0]:
+            board = START.copy()
+    return np.array(boards), np.array(dice)
+
+
+def time_bgzero(evaluator, boards, dice, ply: int, batch: int) -> float:
+    agent = NeuralAgent(evaluator, ply=ply)
+    start = time.perf_counter()
+    for lo in range(0, len(boards), batch):
+        b, d = boards[lo:lo + batch], dice[lo:lo + batch]
+        agent.choose(b, d, generate(b, d))
+    return len(boards) / (time.perf_counter() - start)
+
+
+def time_gnubg(boards, dice, ply: int) -> float | None:
+    try:
+        import gnubg_nn
+    except ImportError:
+        return None
+    start = time.perf_counter()
+    for board, (d1, d2) in zip(boards, dice):
+        gnubg_nn.best_move(to_gnubg(board), int(d1), int(d2), n=ply)
+    return len(boards) / (time.perf_counter() - start)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--checkpoint", default="checkpoints/reference.pt")
+    ap.add_argument("--positions", type=int, default=200)
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+    torch.set_num_threads(1)
+    evaluator = load_evaluator(args.checkpoint)
+    boards, dice = sample_positions(args.positions, args.seed)
+    time_bgzero(evaluator, boards[:8], dice[:8], 2, 8)  # warm-up
+    print("| ply | bgzero, batch of all | bgzero, one at a time | gnubg best_move | ratio (batched / gnubg) |")
+    print("|---|---:|---:|---:|---:|")
+    for ply in (0, 1, 2):
+        n = len(boards) if ply < 2 else max(20, len(boards) // 4)
+        batched = time_bgzero(evaluator, boards[:n], dice[:n], ply, n)
+        single = time_bgzero(evaluator, boards[:n // 2], dice[:n // 2], ply, 1)
+        gnubg = time_gnubg(boards[:n // 2], dice[:n // 2], ply)
+        ratio = f"{batched / gnubg:.2f}x" if gnubg else "n/a"
+        gtext = f"{gnubg:,.1f}" if gnubg else "not installed"
+        print(f"| {ply} | {batched:,.1f}/s | {single:,.1f}/s | {gtext}/s | {ratio} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
