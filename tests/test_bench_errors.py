@@ -1,0 +1,96 @@
+"""scripts/bench_errors.py: the loss arithmetic and result matching on a hand-made set, and a
+live run against gnubg on a few positions."""
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bgzero.agents.base import Agent
+from bgzero.board import START
+from bgzero.movegen import generate
+
+SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "bench_errors.py"
+spec = importlib.util.spec_from_file_location("bench_errors", SCRIPT)
+bench = importlib.util.module_from_spec(spec)
+sys.modules["bench_errors"] = bench  # dataclasses look their module up there
+spec.loader.exec_module(bench)
+
+
+class Fixed(Agent):
+    """Plays the k-th generated result of every position."""
+
+    def __init__(self, k):
+        self.k = k
+
+    def choose(self, boards, dice, moves):
+        return moves.offsets[:-1] + self.k
+
+
+def hand_made():
+    """Two opening positions; the reference lists each one's results in reverse order of
+    bgzero's, with equity -0.001 * (bgzero's index) (so bgzero's first result is best)."""
+    boards = np.stack([START, START])
+    dice = np.array([[3, 1], [6, 5]], np.int8)
+    moves = generate(boards, dice)
+    results, equity = [], []
+    for b in range(2):
+        lo, hi = moves.offsets[b], moves.offsets[b + 1]
+        results.append(moves.results[lo:hi][::-1])
+        equity.append(-0.001 * np.arange(hi - lo)[::-1])
+    ref = bench.Reference(boards, dice, np.array([0, 2], np.int8), moves.offsets.copy(), np.concatenate(results),
+                          np.concatenate(equity), {"plies": 2})
+    return ref, moves
+
+
+def test_matching_follows_the_board_not_the_order():
+    ref, moves = hand_made()
+    index = bench.match_results(ref, 0, 2, moves)
+    assert (ref.results[index] == moves.results).all()
+    n0 = moves.offsets[1]
+    assert index[0] == n0 - 1 and index[n0] == len(ref.results) - 1
+
+
+def test_mismatched_result_sets_raise():
+    ref, moves = hand_made()
+    ref.results[0, 0, 0] += 1  # one reference result is now a different board
+    with pytest.raises(ValueError, match="position 0"):
+        bench.match_results(ref, 0, 2, moves)
+
+
+def test_losses_are_best_minus_chosen():
+    ref, moves = hand_made()
+    assert bench.agent_losses(Fixed(0), ref) == pytest.approx([0.0, 0.0])
+    assert bench.agent_losses(Fixed(2), ref) == pytest.approx([0.002, 0.002])
+    assert bench.losses(ref, np.array([0, ref.offsets[1] + 1])) == pytest.approx(
+        [0.001 * (moves.counts()[0] - 1), 0.001 * (moves.counts()[1] - 2)])
+
+
+def test_cells_table_and_cache_round_trip(tmp_path):
+    assert bench.cell(np.array([0.001, 0.003])) == f"2.00 ± {1960 * np.std([0.001, 0.003], ddof=1) / np.sqrt(2):.2f}"
+    assert bench.cell(np.array([])) == "—"
+    ref, _ = hand_made()
+    out = bench.table([("fixed", np.array([0.0, 0.004]), 0.1), ("gnubg@0", None, 0.0)], ref.classes)
+    assert "| fixed | 2.00 ± " in out and "| 0.00 | — | 4.00 | 50.0% | 0.1 |" in out
+    assert "| gnubg@0 | — |" in out
+    ref.save(tmp_path / "r.npz")
+    back = bench.Reference.load(tmp_path / "r.npz")
+    assert (back.results == ref.results).all() and (back.equity == ref.equity).all() and back.meta == ref.meta
+
+
+@pytest.mark.gnubg
+def test_live_run_on_five_positions(tmp_path, capsys):
+    pytest.importorskip("gnubg")
+    pytest.importorskip("gnubg_nn")
+    bench.main(["--positions", "5", "--seed", "3", "--ref-plies", "0", "--workers", "1", "--cache", str(tmp_path),
+                "--agent", "random"])
+    out = capsys.readouterr().out
+    assert (tmp_path / "errors_3_5_0ply.npz").exists()
+    ref = bench.Reference.load(tmp_path / "errors_3_5_0ply.npz")
+    assert len(ref.boards) == 5 and (np.diff(ref.offsets) > 1).all()
+    # gnubg_nn's 0-ply net is the one the 0-ply reference judges with: it never loses equity
+    assert "| gnubg@0 | 0.00 ± 0.00 |" in out
+    for row in ("| gnubg@1 |", "| pubeval |", "| random |"):
+        assert row in out
