@@ -16,26 +16,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from bgzero.agents import parse_spec
-from bgzero.bearoff import is_bearoff
-from bgzero.board import pip_counts, validate
+from bgzero.agents.cube import cube_kinds, cube_lives
+from bgzero.board import validate
 from bgzero.checkpoint import load_evaluator
-from bgzero.cube import (
-    BEAROFF,
-    CONTACT,
-    RACE,
-    CubeDecision,
-    cube_decision,
-    cube_efficiency,
-    from_match_info,
-    may_double,
-)
+from bgzero.cube import CubeDecision, cube_decision, from_match_info, may_double
 from bgzero.errors import ConfigError, InvalidDiceError, InvalidMatchIdError, InvalidPositionError
 from bgzero.game import game_results
 from bgzero.ids import MAX_CUBE, GameState, MatchInfo, board_from_position_id, match_info_from_id, position_id
 from bgzero.movegen import generate
 from bgzero.net import equity, flip
 from bgzero.notation import check_dice, format_steps
-from bgzero.pubeval import is_race
 from bgzero.search import DEFAULT_FILTERS, analyse_moves, evaluate_ply
 
 _DICE_TEXT = re.compile(r"\[?\s*([1-6])\s*[-,/ ]?\s*([1-6])\s*\]?")
@@ -176,18 +166,13 @@ def cube_analysis(evaluator, board, match_info: MatchInfo, ply: int = 0) -> Cube
     (``match_info.dice_owner``), also while the opponent answers a double, so ``board``
     is used as it is and that player is the doubler. Money play when ``match_length`` is
     0, else the Kazaross-XG2 match equities; the cube life ``x`` follows the position's
-    class (bear-off, race by the roller's pips, else contact).
+    class exactly as the agents' cube play does (:func:`bgzero.agents.cube.cube_lives`).
     """
     board = check_position(board)
     player = match_info.dice_owner
     state = from_match_info(match_info)
     evaluation = evaluate_position(evaluator, board, ply)
-    if is_bearoff(board):
-        kind, x = BEAROFF, cube_efficiency(BEAROFF)
-    elif is_race(board[None])[0]:
-        kind, x = RACE, cube_efficiency(RACE, int(pip_counts(board)[0]))
-    else:
-        kind, x = CONTACT, cube_efficiency(CONTACT)
+    kind, x = cube_kinds(board[None])[0], float(cube_lives(board[None])[0])  # as the agents play
     reason = _no_double_reason(match_info, state, player)
     decision = None if reason else cube_decision(evaluation.probs, state, player, x)
     return CubeAnalysis(player, evaluation, kind, x, decision, reason)

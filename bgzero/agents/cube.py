@@ -34,15 +34,17 @@ from bgzero.cube import (
 from bgzero.pubeval import is_race
 
 
+def cube_kinds(boards: np.ndarray) -> list[str]:
+    """The cube-life class per board: bear-off (both sides home), race, or contact."""
+    bearoff, race = is_bearoff(boards), is_race(boards)
+    return [BEAROFF if bearoff[b] else RACE if race[b] else CONTACT for b in range(len(boards))]
+
+
 def cube_lives(boards: np.ndarray, params: CubeEfficiency = GNUBG_SHALLOW) -> np.ndarray:
-    """Janowski's cube life per board: bear-off (both sides home), race (by the roller's pips) or contact."""
-    bearoff, race, pips = is_bearoff(boards), is_race(boards), pip_counts(boards)[:, 0]
-    return np.array([
-        cube_efficiency(BEAROFF, params=params) if bearoff[b]
-        else cube_efficiency(RACE, int(pips[b]), params) if race[b]
-        else cube_efficiency(CONTACT, params=params)
-        for b in range(len(boards))
-    ])
+    """Janowski's cube life per board, by class (a race's by the roller's pips)."""
+    pips = pip_counts(boards)[:, 0]
+    return np.array([cube_efficiency(kind, int(pips[b]) if kind == RACE else None, params)
+                     for b, kind in enumerate(cube_kinds(boards))])
 
 
 def cube_actions(probs: np.ndarray, boards: np.ndarray, states: Sequence[MatchState], doublers,
