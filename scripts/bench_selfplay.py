@@ -1,8 +1,9 @@
 """Self-play throughput: bgzero's vectorised 0-ply self-play next to GNU Backgammon's.
 
-bgzero: a network of gnubg's contact size (250 inputs, 128 hidden, 5 outputs, untrained
-weights: speed does not depend on them, game length slightly does) plays itself in
-``--parallel`` lockstep games per process, on 1 process and on all cores.
+bgzero: a network of gnubg's contact size (250 inputs, 128 hidden, 5 outputs; the trained
+``--checkpoint`` so that games have realistic lengths, else untrained weights, whose games
+run several times longer) plays itself in ``--parallel`` lockstep games per process, on 1
+process and on all cores; then the same with the race network and bear-off database.
 gnubg: ``gnubg_nn.best_move(board, d1, d2, n=0)`` for both sides, in-process, single
 thread (its C evaluator and move generator), the same way a Python program would use it.
 
@@ -20,17 +21,18 @@ import numpy as np
 
 
 def _bgzero_worker(args) -> tuple[int, int, float]:
-    seconds, parallel, seed, routed = args
+    seconds, parallel, seed, routed, checkpoint = args
     import torch
 
     from bgzero.agents.neural import NeuralAgent
+    from bgzero.checkpoint import load_net
     from bgzero.evaluator import Evaluator
     from bgzero.net import NetConfig, ValueNet
     from bgzero.selfplay import SelfPlayer
 
     torch.set_num_threads(1)
     torch.manual_seed(seed)
-    net = ValueNet(NetConfig(num_inputs=250, hidden=[128]))
+    net = load_net(checkpoint)[0] if checkpoint else ValueNet(NetConfig(num_inputs=250, hidden=[128]))
     race = ValueNet(NetConfig(num_inputs=216, hidden=[64])) if routed else None
     player = SelfPlayer(NeuralAgent(Evaluator(net, "contact", race_net=race, exact_bearoff=routed)), parallel, seed)
     player.play(parallel // 2)  # warm-up: compile/load kernels, fill the pipeline
@@ -43,8 +45,8 @@ def _bgzero_worker(args) -> tuple[int, int, float]:
     return games, plies, time.perf_counter() - start
 
 
-def bench_bgzero(seconds: float, processes: int, parallel: int, routed: bool) -> tuple[float, float]:
-    jobs = [(seconds, parallel, 1000 + i, routed) for i in range(processes)]
+def bench_bgzero(seconds: float, processes: int, parallel: int, routed: bool, checkpoint: str | None) -> tuple[float, float]:
+    jobs = [(seconds, parallel, 1000 + i, routed, checkpoint) for i in range(processes)]
     if processes == 1:
         results = [_bgzero_worker(jobs[0])]
     else:
@@ -93,15 +95,19 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=20.0, help="measuring time per row")
     ap.add_argument("--parallel", type=int, default=128, help="lockstep games per bgzero process")
     ap.add_argument("--processes", type=int, default=os.cpu_count() or 1, help="processes for the all-cores row")
+    ap.add_argument("--checkpoint", default="checkpoints/reference.pt",
+                    help="250-128-5 contact checkpoint to play with ('' for untrained weights)")
     args = ap.parse_args()
+    checkpoint = args.checkpoint if args.checkpoint and os.path.exists(args.checkpoint) else None
 
     gnubg = bench_gnubg(args.seconds)
     rows = []
     for label, procs, routed in (("bgzero 250-128-5, 1 process", 1, False),
                                  (f"bgzero 250-128-5, {args.processes} processes", args.processes, False),
                                  (f"bgzero + race net + bear-off db, {args.processes} processes", args.processes, True)):
-        gps, plies = bench_bgzero(args.seconds, procs, args.parallel, routed)
+        gps, plies = bench_bgzero(args.seconds, procs, args.parallel, routed, checkpoint)
         rows.append((label, gps, plies))
+    print(f"bgzero weights: {checkpoint or 'untrained'}")
     print("| self-play (0-ply) | games/s | plies/game | vs gnubg 1 thread |")
     print("|---|---|---|---|")
     if gnubg:
