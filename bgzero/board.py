@@ -94,9 +94,9 @@ def render_ascii(board: np.ndarray, *, on_roll: str = "X", other: str = "O") -> 
         mine, theirs = int(me[point - 1]), int(opp[24 - point])
         count, sym = (mine, on_roll) if mine else (theirs, other)
         if count <= height:
-            return " . " if height >= 5 or count == 0 else "   "
+            return "   "
         if height == 4 and count > 5:
-            return f"{count:^3d}"
+            return f"{count:^3d}"  # a tall stack shows its count on top
         return f" {sym} "
 
     def half(points: list[int], rows: range) -> list[str]:
@@ -112,7 +112,7 @@ def render_ascii(board: np.ndarray, *, on_roll: str = "X", other: str = "O") -> 
     num = lambda pts: " " + "".join(f"{p:^3d}" for p in pts[:6]) + "     " + "".join(f"{p:^3d}" for p in pts[6:])
     lines = [num(top_pts), "+" + "-" * 18 + "+---+" + "-" * 18 + "+"]
     lines += half(top_pts, range(5))
-    lines.append("|" + " " * 18 + f"|BAR|" + " " * 18 + "|")
+    lines.append("|" + " " * 18 + "|BAR|" + " " * 18 + "|")
     lines += list(reversed(half(bot_pts, range(5))))
     lines += ["+" + "-" * 18 + "+---+" + "-" * 18 + "+", num(bot_pts)]
     off = borne_off(board)

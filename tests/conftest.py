@@ -1,9 +1,13 @@
-"""Shared fixtures: a tiny CPU training config composed the way bgzero-train composes it."""
+"""Shared fixtures: a tiny CPU training config, and a tiny untrained checkpoint."""
 
 from pathlib import Path
 
 import pytest
+import torch
 from hydra import compose, initialize_config_dir
+
+from bgzero.checkpoint import save_checkpoint
+from bgzero.net import NetConfig, ValueNet
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 
@@ -16,3 +20,13 @@ def compose_train(*overrides: str):
 @pytest.fixture
 def tiny_cfg(tmp_path):
     return compose_train("experiment=tiny", f"train.out_dir={tmp_path / 'run'}")
+
+
+@pytest.fixture(scope="session")
+def tiny_checkpoint(tmp_path_factory):
+    """An untrained 198-8-5 network: fast, and independent of any shipped weights."""
+    torch.manual_seed(0)
+    net = ValueNet(NetConfig(hidden=[8]))
+    path = tmp_path_factory.mktemp("ckpt") / "tiny.pt"
+    return save_checkpoint(path, {"model": net.state_dict(), "net_config": net.config_dict(),
+                                  "encoder": "tesauro198", "games": 0})

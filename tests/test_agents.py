@@ -6,8 +6,6 @@ import torch
 
 from bgzero.agents import make_agent, parse_spec
 from bgzero.agents.neural import NeuralAgent
-from bgzero.board import START
-from bgzero.checkpoint import save_checkpoint
 from bgzero.errors import CheckpointError, ConfigError
 from bgzero.evaluate import play_match, play_match_specs
 from bgzero.evaluator import Evaluator
@@ -21,13 +19,6 @@ from bgzero.search import ROLL_WEIGHTS, ROLLS, MoveFilter, choose_moves, evaluat
 def evaluator():
     torch.manual_seed(1)
     return Evaluator(ValueNet(NetConfig(num_inputs=198, hidden=[16])), "tesauro198")
-
-
-@pytest.fixture
-def tiny_checkpoint(tmp_path):
-    net = ValueNet(NetConfig(num_inputs=198, hidden=[8]))
-    return save_checkpoint(tmp_path / "t.pt", {"model": net.state_dict(), "net_config": net.config_dict(),
-                                                "encoder": "tesauro198", "games": 0})
 
 
 def test_spec_grammar():

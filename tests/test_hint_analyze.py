@@ -7,7 +7,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import torch
 from hydra import compose, initialize_config_dir
 
 from bgzero.analysis import (
@@ -19,13 +18,13 @@ from bgzero.analysis import (
     read_position,
 )
 from bgzero.board import START
-from bgzero.checkpoint import load_evaluator, save_checkpoint
+from bgzero.checkpoint import load_evaluator
 from bgzero.cli import analyze, hint
 from bgzero.cube import BEAROFF, CONTACT, RACE, cube_decision, from_match_info
 from bgzero.errors import InvalidDiceError, InvalidPositionError
 from bgzero.ids import MatchInfo, match_id, position_id
 from bgzero.movegen import generate
-from bgzero.net import NetConfig, ValueNet, equity, flip
+from bgzero.net import equity, flip
 
 CONFIGS = str(Path(__file__).resolve().parents[1] / "configs")
 START_ID = "4HPwATDgc/ABMA"
@@ -47,12 +46,8 @@ BOARDS = [START, RACE_BOARD, BEAROFF_BOARD, BAR_BOARD]
 
 
 @pytest.fixture(scope="module")
-def checkpoint(tmp_path_factory):
-    torch.manual_seed(0)
-    net = ValueNet(NetConfig(hidden=[8]))
-    path = tmp_path_factory.mktemp("ckpt") / "tiny.pt"
-    return save_checkpoint(path, {"model": net.state_dict(), "net_config": net.config_dict(),
-                                  "encoder": "tesauro198", "games": 0})
+def checkpoint(tiny_checkpoint):
+    return tiny_checkpoint
 
 
 @pytest.fixture(scope="module")

@@ -7,16 +7,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import torch
 
 from bgzero.agents import make_agent
 from bgzero.agents.base import Agent
 from bgzero.board import START
-from bgzero.checkpoint import save_checkpoint
 from bgzero.cube import CubeState, MatchState
 from bgzero.match import DOUBLE, DROP, DROPPED, TAKE
 from bgzero.matfile import read_match
-from bgzero.net import NetConfig, ValueNet
 from bgzero.play import ASCII, Hints, PlaySession, render_board
 from bgzero.replay import replay_mat, show_match
 
@@ -66,15 +63,6 @@ def _play(human: ScriptedHuman, bot: Agent, **kw) -> tuple[PlaySession, str]:
     human.session = session
     session.run()
     return session, out.getvalue()
-
-
-@pytest.fixture(scope="module")
-def tiny_checkpoint(tmp_path_factory):
-    torch.manual_seed(0)
-    net = ValueNet(NetConfig(hidden=[8]))
-    path = tmp_path_factory.mktemp("ckpt") / "tiny.pt"
-    return save_checkpoint(path, {"model": net.state_dict(), "net_config": net.config_dict(),
-                                  "encoder": "tesauro198", "games": 0})
 
 
 @pytest.fixture(scope="module")

@@ -11,18 +11,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import torch
 from hydra import compose, initialize_config_dir
 
 from bgzero.agents import make_agent
 from bgzero.agents.base import Agent
 from bgzero.board import START
-from bgzero.checkpoint import save_checkpoint
 from bgzero.cli import serve as serve_cli
 from bgzero.cube import CubeState, MatchState
 from bgzero.errors import ConfigError
 from bgzero.fibs import CUBE, MOVE, Situation, fibs_board, format_line
-from bgzero.net import NetConfig, ValueNet
 from bgzero.notation import parse_move
 from bgzero.refereed import GNUBG, read_sgf, sgf_move_text
 from bgzero.serve import ExternalPlayer, ListenError, Server
@@ -32,12 +29,8 @@ CONFIGS = str(Path(__file__).resolve().parents[1] / "configs")
 
 
 @pytest.fixture(scope="module")
-def checkpoint(tmp_path_factory):
-    torch.manual_seed(0)
-    net = ValueNet(NetConfig(hidden=[8]))
-    path = tmp_path_factory.mktemp("ckpt") / "tiny.pt"
-    return save_checkpoint(path, {"model": net.state_dict(), "net_config": net.config_dict(),
-                                  "encoder": "tesauro198", "games": 0})
+def checkpoint(tiny_checkpoint):
+    return tiny_checkpoint
 
 
 class Eager(Agent):
