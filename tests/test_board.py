@@ -34,6 +34,6 @@ def test_ascii_shows_stacks_and_counts():
     board[0, 5], board[0, 12] = 8, 2  # my 6-point: 8 checkers (total stays 15)
     lines = render_ascii(board).splitlines()
     bottom = lines[8:13]  # heights 4..0 of points 12..1, top to bottom
-    six = 2 + 3 * 6 + 5 + 1  # column of the 6-point in the right half
-    assert [row[six - 1:six + 2] for row in bottom] == [" 8 ", " X ", " X ", " X ", " X "]
+    six = len("|" + " " * 18 + "|   |")  # the 6-point's cell opens the right half
+    assert [row[six:six + 3] for row in bottom] == [" 8 ", " X ", " X ", " X ", " X "]
     assert "pips" in lines[-2] and lines[-1].startswith("O:")
