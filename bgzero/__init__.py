@@ -10,10 +10,19 @@ The engine's public face::
     '4HPwATDgc/ABMA'
 """
 
+from importlib import import_module
+
 from bgzero.errors import (BgzeroError, CheckpointError, ConfigError, IllegalMoveError, InvalidDiceError,
                            InvalidMatchIdError, InvalidPositionError)
-from bgzero.movegen import MoveBatch, generate
-from bgzero.position import LegalMoves, Move, Position
 
-__all__ = ["Position", "Move", "LegalMoves", "generate", "MoveBatch", "BgzeroError", "CheckpointError",
-           "ConfigError", "IllegalMoveError", "InvalidDiceError", "InvalidMatchIdError", "InvalidPositionError"]
+_LAZY = {"Position": "bgzero.position", "Move": "bgzero.position", "LegalMoves": "bgzero.position",
+         "generate": "bgzero.movegen", "MoveBatch": "bgzero.movegen"}
+__all__ = [*_LAZY, "BgzeroError", "CheckpointError", "ConfigError", "IllegalMoveError", "InvalidDiceError",
+           "InvalidMatchIdError", "InvalidPositionError"]
+
+
+def __getattr__(name: str):
+    """Import the engine on first use, so ``import bgzero.movegen`` stays cheap (worker start-up)."""
+    if name in _LAZY:
+        return getattr(import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'bgzero' has no attribute {name!r}")
