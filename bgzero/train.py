@@ -4,25 +4,24 @@ Reads top to bottom: build the net and optimizer (or restore them), start the se
 workers, then loop: take finished games, compute λ-return targets with the current net,
 take minibatch steps, publish the new weights, log, evaluate against pubeval now and then,
 checkpoint. ``selfplay.workers=0`` plays in this process, which makes a run exactly
-reproducible from its seed; with worker processes the dice are still seeded per worker,
-but which weights a game is played with depends on timing.
+reproducible from its seed; with workers the dice are still seeded per worker, but which
+weights a game is played with depends on timing. Workers are processes on this machine
+(``selfplay.backend=local``) or Ray actors across a cluster (``ray``); ``device=cuda``
+puts the learner on a GPU (docs/distributed.md).
 """
 
 from __future__ import annotations
 
 import json
 import math
-import os
-import queue
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
 import torch
-import torch.multiprocessing as mp
 from omegaconf import DictConfig, OmegaConf
 from torch import nn
-from torch.nn.utils import parameters_to_vector, vector_to_parameters
 from torch.utils.tensorboard import SummaryWriter
 from tqdm import tqdm
 
@@ -65,12 +64,34 @@ def check_config(cfg: DictConfig) -> None:
     if cfg.train.games < 0 or cfg.eval.games < 0:
         raise ConfigError("train.games and eval.games must be non-negative")
     learning_rate(cfg.td, 0, 1)
+    workers_backend(cfg)
+
+
+def workers_backend(cfg: DictConfig) -> type:
+    """The self-play backend ``selfplay.backend`` names (:mod:`bgzero.workers` has the interface).
+
+    Imported here, not at the top: the backends build their nets with this module.
+    """
+    backend = cfg.selfplay.backend
+    if backend == "local":
+        from bgzero.workers import LocalWorkers
+
+        return LocalWorkers
+    if backend == "ray":
+        try:
+            from bgzero.ray_workers import RayWorkers
+        except ModuleNotFoundError as e:
+            if e.name != "ray":
+                raise
+            raise ConfigError('selfplay.backend=ray needs Ray: pip install -e ".[distributed]"') from None
+        return RayWorkers
+    raise ConfigError(f"selfplay.backend={backend!r}; choose local or ray")
 
 
 def num_workers(cfg: DictConfig) -> int:
     workers = cfg.selfplay.workers
     if workers == "auto":
-        return os.cpu_count() or 1
+        return workers_backend(cfg).auto_count(cfg)
     if not isinstance(workers, int) or workers < 0:
         raise ConfigError(f"selfplay.workers={workers!r}; use auto or a count >= 0 (0 plays in-process)")
     return workers
@@ -91,72 +112,35 @@ def make_evaluator(nets: nn.ModuleDict, cfg: DictConfig) -> Evaluator:
                      exact_bearoff=cfg.net.exact_bearoff)
 
 
+def resolve_device(name: str) -> torch.device:
+    """The learner's device; ``cuda`` on a machine without a GPU falls back to the CPU, with a warning."""
+    try:
+        device = torch.device(name)
+    except RuntimeError:
+        device = None
+    if device is None or device.type not in ("cpu", "cuda"):
+        raise ConfigError(f"device={name!r}; choose cpu or cuda (cuda:N for one GPU of several)")
+    if device.type == "cuda" and not torch.cuda.is_available():
+        warnings.warn(f"device={name} but no GPU is available: the learner runs on the CPU", stacklevel=2)
+        return torch.device("cpu")
+    return device
+
+
+class OnDevice(nn.Module):
+    """A net on the learner's device seen through the evaluator's CPU tensors: in from the CPU, out to it."""
+
+    def __init__(self, net: ValueNet, device: torch.device):
+        super().__init__()
+        self.net, self.config, self.device = net, net.config, device
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.net(x.to(self.device)).cpu()
+
+
 def make_optimizer(nets: nn.Module, td: DictConfig) -> torch.optim.Optimizer:
     if td.optimizer == "adam":
         return torch.optim.Adam(nets.parameters(), lr=td.lr)
     return torch.optim.SGD(nets.parameters(), lr=td.lr)
-
-
-def _worker(wid: int, cfg_yaml: str, shared: torch.Tensor, version, lock, out, stop, seed: int):
-    """Self-play worker process: play chunks of games with the latest published weights."""
-    torch.set_num_threads(1)
-    cfg = OmegaConf.create(cfg_yaml)
-    net = build_nets(cfg)
-    agent = NeuralAgent(make_evaluator(net, cfg), cfg.selfplay.epsilon, seed=seed)
-    player = SelfPlayer(agent, cfg.selfplay.parallel_games, seed=seed)
-    seen = -1
-    while not stop.is_set():
-        if version.value != seen:
-            with lock:
-                vector_to_parameters(shared.clone(), net.parameters())
-                seen = version.value
-        traj = player.play(cfg.selfplay.games_per_chunk)
-        while not stop.is_set():
-            try:
-                out.put(traj, timeout=0.5)
-                break
-            except queue.Full:
-                continue
-
-
-class _Workers:
-    """Self-play worker processes sharing the learner's weights through shared memory."""
-
-    def __init__(self, n: int, cfg: DictConfig, net: nn.Module, seeds: list[int]):
-        ctx = mp.get_context("spawn")
-        self.shared = parameters_to_vector(net.parameters()).detach().clone().share_memory_()
-        self.version = ctx.Value("l", 0)
-        self.lock = ctx.Lock()
-        self.out = ctx.Queue(maxsize=2 * n)
-        self.stop = ctx.Event()
-        cfg_yaml = OmegaConf.to_yaml(cfg, resolve=True)
-        self.procs = [ctx.Process(target=_worker, daemon=True,
-                                  args=(w, cfg_yaml, self.shared, self.version,
-                                        self.lock, self.out, self.stop, seeds[w]))
-                      for w in range(n)]
-        for p in self.procs:
-            p.start()
-
-    def publish(self, net: nn.Module) -> None:
-        with self.lock:
-            self.shared.copy_(parameters_to_vector(net.parameters()).detach())
-            self.version.value += 1
-
-    def get(self) -> Trajectories:
-        while True:
-            try:
-                return self.out.get(timeout=5.0)
-            except queue.Empty:
-                dead = [p.exitcode for p in self.procs if not p.is_alive()]
-                if dead:
-                    raise RuntimeError(f"a self-play worker died (exit codes {dead})") from None
-
-    def close(self) -> None:
-        self.stop.set()
-        for p in self.procs:
-            p.join(timeout=5)
-            if p.is_alive():
-                p.terminate()
 
 
 def learn(nets: nn.ModuleDict, evaluator: Evaluator, opt: torch.optim.Optimizer, traj: Trajectories,
@@ -169,6 +153,7 @@ def learn(nets: nn.ModuleDict, evaluator: Evaluator, opt: torch.optim.Optimizer,
     values = evaluator.probs(traj.boards)
     targets = batch_lambda_returns(values, traj.lengths, traj.points, cfg.td.lam)
     route = evaluator.route(traj.boards)
+    device = next(nets.parameters()).device
     losses = []
     for which, net, encoder in ((CONTACT, nets["contact"], evaluator.encoder),
                                 (RACE, nets["race"] if "race" in nets else None, evaluator.race_encoder)):
@@ -176,8 +161,8 @@ def learn(nets: nn.ModuleDict, evaluator: Evaluator, opt: torch.optim.Optimizer,
         if net is None or not mask.any():
             continue
         net.train()
-        x = torch.from_numpy(encoder(traj.boards[mask]))
-        t = torch.from_numpy(targets[mask])
+        x = torch.from_numpy(encoder(traj.boards[mask])).to(device)
+        t = torch.from_numpy(targets[mask]).to(device)
         for _ in range(cfg.td.epochs):
             perm = torch.from_numpy(rng.permutation(len(x)))
             for lo in range(0, len(x), cfg.td.batch_size):
@@ -202,9 +187,10 @@ def train(cfg: DictConfig) -> dict:
     check_config(cfg)
     torch.set_num_threads(1)
     out_dir = Path(cfg.train.out_dir)
+    device = resolve_device(cfg.device)
     torch.manual_seed(cfg.seed)
-    net = build_nets(cfg)
-    evaluator = make_evaluator(net, cfg)
+    net = build_nets(cfg).to(device)
+    evaluator = make_evaluator(nn.ModuleDict({k: OnDevice(v, device) for k, v in net.items()}), cfg)
     opt = make_optimizer(net, cfg.td)
     rng = np.random.default_rng(cfg.seed)
     games = positions = 0
@@ -239,7 +225,7 @@ def train(cfg: DictConfig) -> dict:
     writer.add_text("config", "```\n" + OmegaConf.to_yaml(cfg) + "\n```", games)
     n_workers = num_workers(cfg)
     seeds = [int(s.generate_state(1)[0]) for s in np.random.SeedSequence([cfg.seed, games]).spawn(max(1, n_workers))]
-    workers = _Workers(n_workers, cfg, net, seeds) if n_workers else None
+    workers = workers_backend(cfg)(cfg, net, seeds) if n_workers else None
     player = None if workers else SelfPlayer(NeuralAgent(evaluator, cfg.selfplay.epsilon, seed=seeds[0]),
                                              cfg.selfplay.parallel_games, seeds[0])
     next_eval = (games // cfg.eval.every_games + 1) * cfg.eval.every_games if cfg.eval.every_games else math.inf

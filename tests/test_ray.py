@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from bgzero.errors import ConfigError
-from bgzero.train import train
+from bgzero.train import build_nets, train
 from tests.conftest import compose_train
 
 
@@ -38,6 +38,20 @@ def test_ray_run_survives_a_killed_actor(local_ray, tmp_path, monkeypatch):
     assert summary["games"] >= 128
     assert backends[0].restarts == 1
     assert (tmp_path / "last.pt").is_file()
+
+
+def test_an_actor_that_cannot_start_stops_the_run(local_ray):
+    from bgzero.ray_workers import RayWorkers
+
+    cfg = compose_train("experiment=tiny", "selfplay.backend=ray")
+    net = build_nets(cfg)
+    cfg.net.activation = "swish"  # the actors cannot build their nets, however often they are replaced
+    workers = RayWorkers(cfg, net, [1])
+    try:
+        with pytest.raises(RuntimeError, match="failed to start"):
+            workers.get()
+    finally:
+        workers.close()
 
 
 def test_ray_backend_without_ray_says_how_to_install(tmp_path, monkeypatch):
