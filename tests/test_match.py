@@ -132,6 +132,18 @@ def test_cli_writes_transcripts_and_result(tmp_path):
         assert not any(a.kind == DOUBLE for g in record.games for a in g.actions)  # neither agent doubles
 
 
+def test_cli_show_prints_every_move_with_the_board(tmp_path, capsys):
+    with initialize_config_dir(config_dir=str(CONFIGS), version_base="1.3"):
+        cfg = compose("match", overrides=["a=pubeval", "b=random:2", "length=1", "matches=1", "processes=1",
+                                          f"out={tmp_path}", "progress=false", "show=true", "pace=0"])
+    run(cfg)
+    text = capsys.readouterr().out
+    record = read_match(tmp_path / "match_0001.mat")
+    moves = sum(1 for g in record.games for a in g.actions if a.kind == MOVE)
+    assert "match 1 of 1" in text and text.count("BAR") >= moves + 1  # a board after every move
+    assert "won the match" in text
+
+
 # --------------------------------------------------------------------------- agents' cube play
 
 

@@ -10,6 +10,7 @@ from omegaconf import DictConfig
 from bgzero.errors import BgzeroError, ConfigError
 from bgzero.match import play_match_specs, summarise
 from bgzero.matfile import write_match
+from bgzero.replay import show_match
 
 
 def _count(cfg: DictConfig, key: str, least: int) -> int:
@@ -31,6 +32,9 @@ def run(cfg: DictConfig) -> dict:
     comment = f"bgzero-match a={cfg.a} b={cfg.b} seed={cfg.seed} shard={shard}"
     for i, record in enumerate(records, 1):
         write_match(out / f"match_{i:04d}.mat", record, comments=(f"{comment} match {i}",))
+        if cfg.show:
+            print(f"\n===== match {i} of {len(records)} =====")
+            show_match(record, pace=float(cfg.pace))
     summary = summarise(records, seconds)
     result = {"a": cfg.a, "b": cfg.b, "seed": cfg.seed, "shard": shard, "jacoby": bool(cfg.jacoby),
               **summary.as_dict()}
