@@ -26,7 +26,7 @@ from bgzero.play import ASCII, KINDS, UNICODE, BoardStyle, describe_score, playe
 
 
 def show_game(game: GameRecord, names, *, number: int = 1, length: int = 0, jacoby: bool = False,
-              pace: float = 0.0, out: TextIO = sys.stdout, style: BoardStyle = UNICODE, colour: bool = False,
+              pace: float = 0.0, out: TextIO | None = None, style: BoardStyle = UNICODE, colour: bool = False,
               sleep: Callable[[float], object] = time.sleep) -> None:
     """Print ``game`` (game ``number`` of a match to ``length``) action by action, each with the board.
 
@@ -65,7 +65,7 @@ def show_game(game: GameRecord, names, *, number: int = 1, length: int = 0, jaco
           file=out, flush=True)
 
 
-def show_match(record: MatchRecord, *, pace: float = 0.0, out: TextIO = sys.stdout, style: BoardStyle = UNICODE,
+def show_match(record: MatchRecord, *, pace: float = 0.0, out: TextIO | None = None, style: BoardStyle = UNICODE,
                colour: bool = False, sleep: Callable[[float], object] = time.sleep) -> None:
     """Every game of ``record`` through :func:`show_game`, then the result."""
     for number, game in enumerate(record.games, 1):
