@@ -194,6 +194,7 @@ def train(cfg: DictConfig) -> dict:
     opt = make_optimizer(net, cfg.td)
     rng = np.random.default_rng(cfg.seed)
     games = positions = 0
+    wall_before = 0.0  # training time of earlier sessions of this run (resumes)
     if cfg.train.resume:
         state = load_checkpoint(cfg.train.resume)
         saved = (state["encoder"], state["net_config"], state.get("race_net_config"))
@@ -206,6 +207,7 @@ def train(cfg: DictConfig) -> dict:
             net["race"].load_state_dict(state["race_model"])
         opt.load_state_dict(state["optimizer"])
         games, positions = state["games"], state["positions"]
+        wall_before = state.get("wall_seconds", 0.0)
         rng.bit_generator.state = state["rng"]
         torch.set_rng_state(state["torch_rng"])
 
@@ -214,7 +216,7 @@ def train(cfg: DictConfig) -> dict:
                  "net_config": net["contact"].config_dict(), "encoder": cfg.encoder.name,
                  "exact_bearoff": cfg.net.exact_bearoff, "games": games, "positions": positions,
                  "config": OmegaConf.to_container(cfg, resolve=True), "rng": rng.bit_generator.state,
-                 "torch_rng": torch.get_rng_state()}
+                 "torch_rng": torch.get_rng_state(), "wall_seconds": wall_before + time.perf_counter() - started}
         if "race" in net:
             state |= {"race_model": net["race"].state_dict(), "race_net_config": net["race"].config_dict(),
                       "race_encoder": "race"}
@@ -262,7 +264,7 @@ def train(cfg: DictConfig) -> dict:
             writer.add_scalar("selfplay/backgammon_rate", float((traj.points >= 3).mean()), games)
             if games >= next_eval:
                 result = evaluate_vs_pubeval(evaluator, cfg.eval.games, seed=cfg.eval.seed)
-                log_eval(writer, result, games, elapsed)
+                log_eval(writer, result, games, wall_before + elapsed)
                 last_eval = f"{result.ppg:+.3f}±{result.ci95:.3f}"
                 next_eval += cfg.eval.every_games
             if games >= next_ckpt:
@@ -274,14 +276,14 @@ def train(cfg: DictConfig) -> dict:
             workers.close()
     final_path = checkpoint(f"games_{games:09d}")
     result = evaluate_vs_pubeval(evaluator, cfg.eval.final_games, seed=cfg.eval.seed + 1)
-    log_eval(writer, result, games, time.perf_counter() - started)
+    log_eval(writer, result, games, wall_before + time.perf_counter() - started)
     writer.add_hparams({"lam": cfg.td.lam, "lr": cfg.td.lr, "encoder": cfg.encoder.name,
                         "hidden": str(list(cfg.net.hidden)), "race_net": bool(cfg.net.race),
                         "epsilon": cfg.selfplay.epsilon},
                        {"hparam/ppg_vs_pubeval": result.ppg}, run_name=".")
     writer.close()
     summary = {"games": games, "positions": positions, "checkpoint": str(final_path),
-               "wall_seconds": time.perf_counter() - started, "vs_pubeval": result.as_dict()}
+               "wall_seconds": wall_before + time.perf_counter() - started, "vs_pubeval": result.as_dict()}
     (out_dir / "result.json").write_text(json.dumps(summary, indent=2))
     print(f"bgzero: {games} games trained; vs pubeval {result}; checkpoint {final_path}")
     return summary

@@ -36,7 +36,10 @@ def test_resume_continues_the_count(tiny_cfg, tmp_path):
     train(tiny_cfg)
     more = compose_train("experiment=tiny", f"train.out_dir={tmp_path / 'run'}", "train.games=96",
                          f"train.resume={tmp_path / 'run' / 'last.pt'}")
-    assert train(more)["games"] >= 96
+    first = load_checkpoint(tmp_path / "run" / "last.pt")["wall_seconds"]
+    summary = train(more)
+    assert summary["games"] >= 96
+    assert summary["wall_seconds"] > first > 0  # the run's clock carries over a resume
 
 
 def test_resume_with_another_net_is_refused(tiny_cfg, tmp_path):
