@@ -15,21 +15,16 @@ from __future__ import annotations
 import operator
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import Callable, Sequence
+from typing import Sequence
 
 import numpy as np
 
+from bgzero.agents.base import Agent
 from bgzero.board import NUM_CHECKERS, START, start_board, validate
 from bgzero.errors import IllegalMoveError, InvalidPositionError
 from bgzero.movegen import MoveBatch, generate
 
 Dice = tuple[int, int]
-Agent = Callable[[np.ndarray, Dice, np.ndarray, np.ndarray], int]
-"""``agent(board, dice, results, steps) -> index`` of the chosen result.
-
-``board`` is the position before the move with the agent on roll; ``results`` and
-``steps`` are that roll's slice of a :class:`~bgzero.movegen.MoveBatch`.
-"""
 
 _BACKGAMMON_COLUMNS = slice(18, 25)  # the loser's points 19-24 (the winner's home) and bar
 
@@ -215,25 +210,15 @@ def play_game(agents: Agent | Sequence[Agent], seed=None, *,
     An agent is asked only when it has a choice, so a forced play or a lost turn draws
     nothing from an agent's own randomness.
     """
-    pair = (agents, agents) if callable(agents) else tuple(agents)
+    pair = (agents, agents) if isinstance(agents, Agent) else tuple(agents)
     game = Game(seed, backgammon_counts_as_gammon=backgammon_counts_as_gammon)
     while game.result is None:
         moves = game.moves()
         index = 0
         if len(moves.results) > 1:
-            index = pair[game.player](game.board, game.dice, moves.results, moves.steps)
+            index = int(pair[game.player].choose(game.board[None], np.array([game.dice]), moves)[0])
         game.play(index, moves)
     return GameRecord(seed, tuple(game.turns), game.result, game.board)
-
-
-def random_agent(rng=None) -> Agent:
-    """An agent that picks a uniformly random distinct result, from its own generator."""
-    rng = np.random.default_rng(rng)
-
-    def choose(board, dice, results, steps) -> int:
-        return int(rng.integers(len(results)))
-
-    return choose
 
 
 # --------------------------------------------------------------------------- many games

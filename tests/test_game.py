@@ -7,16 +7,17 @@ the API around them.
 import numpy as np
 import pytest
 
+from bgzero.agents.random_agent import RandomAgent
 from bgzero.board import START, borne_off, swap_sides, validate
 from bgzero.errors import IllegalMoveError, InvalidPositionError
 from bgzero.game import (Game, GameResult, Outcome, game_result, game_results, is_game_over,
-                         play_game, play_random_games, random_agent, random_positions)
+                         play_game, play_random_games, random_positions)
 from bgzero.movegen import generate
 
 
 def finished_boards(n: int, seed: int) -> np.ndarray:
     """Final boards of random games (loser on roll), and their mirror images."""
-    finals = np.stack([play_game(random_agent(s), s).final_board for s in range(seed, seed + n)])
+    finals = np.stack([play_game(RandomAgent(s), s).final_board for s in range(seed, seed + n)])
     return np.concatenate([finals, swap_sides(finals)])
 
 
@@ -63,8 +64,8 @@ def test_results_reject_wrong_shapes_and_impossible_boards():
 
 
 def test_a_game_replays_exactly_from_its_seed():
-    first = play_game(random_agent(1), 42)
-    again = play_game(random_agent(1), 42)
+    first = play_game(RandomAgent(1), 42)
+    again = play_game(RandomAgent(1), 42)
     assert first.result == again.result
     assert len(first.turns) == len(again.turns)
     for a, b in zip(first.turns, again.turns):
@@ -73,15 +74,15 @@ def test_a_game_replays_exactly_from_its_seed():
 
 
 def test_dice_depend_only_on_the_game_seed():
-    a = play_game(random_agent(1), 7).turns
-    b = play_game(random_agent(2), 7).turns
+    a = play_game(RandomAgent(1), 7).turns
+    b = play_game(RandomAgent(2), 7).turns
     assert [t.steps for t in a] != [t.steps for t in b]
     n = min(len(a), len(b))
     assert [t.dice for t in a[:n]] == [t.dice for t in b[:n]]
 
 
 def test_the_record_chains_each_board_to_the_next():
-    record = play_game(random_agent(3), 3)
+    record = play_game(RandomAgent(3), 3)
     boards = [t.board for t in record.turns] + [record.final_board]
     for turn, after in zip(record.turns, boards[1:]):
         batch = generate(turn.board[None], np.array([turn.dice]))
@@ -96,14 +97,17 @@ def test_the_record_chains_each_board_to_the_next():
 def test_each_side_is_asked_only_on_its_own_turns_and_only_with_a_choice():
     asked = {0: [], 1: []}
 
+    class Asked(RandomAgent):
+        def __init__(self, player):
+            super().__init__(player)
+            self.player = player
+
+        def choose(self, boards, dice, moves):
+            asked[self.player].append(len(moves.results))
+            return super().choose(boards, dice, moves)
+
     def agent(player):
-        choose = random_agent(player)
-
-        def ask(board, dice, results, steps):
-            asked[player].append(len(results))
-            return choose(board, dice, results, steps)
-
-        return ask
+        return Asked(player)
 
     record = play_game((agent(0), agent(1)), 11)
     for player in (0, 1):
@@ -113,9 +117,9 @@ def test_each_side_is_asked_only_on_its_own_turns_and_only_with_a_choice():
 
 
 def test_backgammon_can_score_as_a_gammon():
-    seed = next(s for s in range(200) if play_game(random_agent(s), s).result.kind is Outcome.BACKGAMMON)
-    plain = play_game(random_agent(seed), seed).result
-    as_gammon = play_game(random_agent(seed), seed, backgammon_counts_as_gammon=True).result
+    seed = next(s for s in range(200) if play_game(RandomAgent(s), s).result.kind is Outcome.BACKGAMMON)
+    plain = play_game(RandomAgent(seed), seed).result
+    as_gammon = play_game(RandomAgent(seed), seed, backgammon_counts_as_gammon=True).result
     assert plain == GameResult(plain.winner, 3, Outcome.BACKGAMMON)
     assert as_gammon == GameResult(plain.winner, 2, Outcome.BACKGAMMON)
 

@@ -15,9 +15,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bgzero.agents.random_agent import RandomAgent
 from bgzero.board import START, borne_off, pip_counts, start_board, swap_sides, validate
 from bgzero.game import (Game, Outcome, game_result, game_results, is_game_over, opening_roll,
-                         play_game, random_agent)
+                         play_game)
 from bgzero.movegen import generate
 
 
@@ -113,12 +114,12 @@ def test_rule_05_opening_roll_is_never_a_double():
     rolls = [opening_roll(rng) for _ in range(2000)]
     assert all(high > low for _, (high, low) in rolls)
     assert {first for first, _ in rolls} == {0, 1}
-    games = [play_game(random_agent(seed), seed).turns[0] for seed in range(20)]
+    games = [play_game(RandomAgent(seed), seed).turns[0] for seed in range(20)]
     assert all(t.dice[0] != t.dice[1] for t in games)
 
 
 def test_rule_06_sides_alternate_and_later_rolls_may_be_doubles():
-    turns = play_game(random_agent(6), 6).turns
+    turns = play_game(RandomAgent(6), 6).turns
     assert [t.player for t in turns] == [(turns[0].player + k) % 2 for k in range(len(turns))]
     assert any(t.dice[0] == t.dice[1] for t in turns[1:])
 
@@ -307,7 +308,7 @@ def test_rule_21_the_first_side_to_bear_off_all_15_wins():
     assert is_game_over(np.stack([winner_on_roll, loser_on_roll, START])).tolist() == [True, True, False]
     assert game_result(winner_on_roll) > 0 > game_result(loser_on_roll)
     assert game_result(START) == 0
-    record = play_game(random_agent(21), 21)
+    record = play_game(RandomAgent(21), 21)
     assert record.result.winner == record.turns[-1].player
     assert borne_off(record.final_board).tolist()[1] == 15
 
@@ -341,7 +342,7 @@ def test_rule_22_single_gammon_backgammon(loser, kind):
 @lru_cache(maxsize=None)
 def random_game_boards(seed: int) -> tuple[np.ndarray, ...]:
     """Every position of a seeded random game, each with the side to move on roll."""
-    return tuple(t.board for t in play_game(random_agent(seed), seed).turns)
+    return tuple(t.board for t in play_game(RandomAgent(seed), seed).turns)
 
 
 @st.composite
