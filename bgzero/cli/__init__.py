@@ -1,0 +1,18 @@
+"""Thin command-line entry points (Hydra apps) over the library."""
+
+from contextlib import contextmanager
+from pathlib import Path
+
+from bgzero.errors import BgzeroError
+
+CONFIGS = str(Path(__file__).resolve().parents[2] / "configs")
+"""The repository's ``configs/`` (an absolute path: console scripts run from anywhere)."""
+
+
+@contextmanager
+def one_line_errors(prog: str):
+    """Turn bgzero's own errors into a one-line message and exit status 1, not a traceback."""
+    try:
+        yield
+    except BgzeroError as e:
+        raise SystemExit(f"{prog}: {e}") from None

@@ -18,6 +18,7 @@ import numpy as np
 from omegaconf import DictConfig
 
 from bgzero.analysis import best_moves, evaluator_from_spec, parse_dice, read_position
+from bgzero.cli import CONFIGS, one_line_errors
 from bgzero.errors import BgzeroError, ConfigError, InvalidDiceError
 
 EXAMPLE = "'4HPwATDgc/ABMA 31'"
@@ -123,15 +124,10 @@ def _records(evaluator, ply: int, batch: list[Entry]) -> list[dict]:
     return records
 
 
-CONFIGS = str(Path(__file__).resolve().parents[2] / "configs")  # the repository's configs/
-
-
 @hydra.main(version_base="1.3", config_path=CONFIGS, config_name="analyze")
 def main(cfg: DictConfig) -> None:
-    try:
+    with one_line_errors("bgzero-analyze"):
         run(cfg)
-    except BgzeroError as e:
-        raise SystemExit(f"bgzero-analyze: {e}") from None
 
 
 if __name__ == "__main__":

@@ -8,7 +8,8 @@ import hydra
 from omegaconf import DictConfig
 from torch.utils.tensorboard import SummaryWriter
 
-from bgzero.errors import BgzeroError, ConfigError
+from bgzero.cli import CONFIGS, one_line_errors
+from bgzero.errors import ConfigError
 from bgzero.evaluate import play_match_specs
 
 
@@ -34,15 +35,10 @@ def run(cfg: DictConfig) -> dict:
     return record
 
 
-CONFIGS = str(Path(__file__).resolve().parents[2] / "configs")  # the repository's configs/
-
-
 @hydra.main(version_base="1.3", config_path=CONFIGS, config_name="evaluate")
 def main(cfg: DictConfig) -> None:
-    try:
+    with one_line_errors("bgzero-eval"):
         run(cfg)
-    except BgzeroError as e:
-        raise SystemExit(f"bgzero-eval: {e}") from None
 
 
 if __name__ == "__main__":

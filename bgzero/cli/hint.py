@@ -1,7 +1,5 @@
 """``bgzero-hint``: gnubg's ``hint`` for one position: ranked moves, or evaluation and cube action."""
 
-from pathlib import Path
-
 import hydra
 from omegaconf import DictConfig
 
@@ -17,7 +15,8 @@ from bgzero.analysis import (
     read_match,
     read_position,
 )
-from bgzero.errors import BgzeroError, ConfigError
+from bgzero.cli import CONFIGS, one_line_errors
+from bgzero.errors import ConfigError
 
 _PROBS_HEADER = "  win    w g   w bg   lose    l g   l bg"
 
@@ -90,15 +89,10 @@ def _describe_match(info) -> str:
     return f"{game}{crawford}, cube {info.cube_value} {owner}, player {info.dice_owner} on roll"
 
 
-CONFIGS = str(Path(__file__).resolve().parents[2] / "configs")  # the repository's configs/
-
-
 @hydra.main(version_base="1.3", config_path=CONFIGS, config_name="hint")
 def main(cfg: DictConfig) -> None:
-    try:
+    with one_line_errors("bgzero-hint"):
         print(run(cfg))
-    except BgzeroError as e:
-        raise SystemExit(f"bgzero-hint: {e}") from None
 
 
 if __name__ == "__main__":

@@ -6,10 +6,9 @@ from pathlib import Path
 import hydra
 from omegaconf import DictConfig
 
+from bgzero.cli import CONFIGS
 from bgzero.errors import BgzeroError, ConfigError
 from bgzero.league import format_table, run_league, write_table
-
-CONFIGS = str(Path(__file__).resolve().parents[2] / "configs")  # the repository's configs/
 
 
 @hydra.main(version_base="1.3", config_path=CONFIGS, config_name="league")
@@ -19,9 +18,7 @@ def main(cfg: DictConfig) -> None:
         if cfg.limit < 1:
             raise ConfigError(f"limit={cfg.limit} must be at least 1")
         table = run_league(cfg.run, cfg.limit, cfg.games_vs_pubeval, cfg.games_per_pair, cfg.seed, processes, cfg.ply)
-    except FileNotFoundError as e:
-        raise SystemExit(f"bgzero-league: {e}") from None
-    except BgzeroError as e:
+    except (FileNotFoundError, BgzeroError) as e:
         raise SystemExit(f"bgzero-league: {e}") from None
     png = write_table(table, cfg.out)
     print(format_table(table))

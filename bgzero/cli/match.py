@@ -7,7 +7,8 @@ from pathlib import Path
 import hydra
 from omegaconf import DictConfig
 
-from bgzero.errors import BgzeroError, ConfigError
+from bgzero.cli import CONFIGS, one_line_errors
+from bgzero.errors import ConfigError
 from bgzero.match import play_match_specs, summarise
 from bgzero.matfile import write_match
 from bgzero.replay import show_match
@@ -47,15 +48,10 @@ def run(cfg: DictConfig) -> dict:
     return result
 
 
-CONFIGS = str(Path(__file__).resolve().parents[2] / "configs")  # the repository's configs/
-
-
 @hydra.main(version_base="1.3", config_path=CONFIGS, config_name="match")
 def main(cfg: DictConfig) -> None:
-    try:
+    with one_line_errors("bgzero-match"):
         run(cfg)
-    except BgzeroError as e:
-        raise SystemExit(f"bgzero-match: {e}") from None
 
 
 if __name__ == "__main__":

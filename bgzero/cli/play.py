@@ -8,7 +8,8 @@ import numpy as np
 from omegaconf import DictConfig
 
 from bgzero.agents import make_agent, parse_spec
-from bgzero.errors import BgzeroError, ConfigError
+from bgzero.cli import CONFIGS, one_line_errors
+from bgzero.errors import ConfigError
 from bgzero.match import MatchRecord
 from bgzero.play import ASCII, UNICODE, Hints, PlaySession
 
@@ -44,15 +45,11 @@ def run(cfg: DictConfig, stdin=sys.stdin, stdout=sys.stdout) -> MatchRecord:
     return session.run()
 
 
-CONFIGS = str(Path(__file__).resolve().parents[2] / "configs")  # the repository's configs/
-
-
 @hydra.main(version_base="1.3", config_path=CONFIGS, config_name="play")
 def main(cfg: DictConfig) -> None:
     try:
-        run(cfg)
-    except BgzeroError as e:
-        raise SystemExit(f"bgzero-play: {e}") from None
+        with one_line_errors("bgzero-play"):
+            run(cfg)
     except KeyboardInterrupt:
         raise SystemExit("\nbgzero-play: interrupted") from None
 

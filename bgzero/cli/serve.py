@@ -7,11 +7,10 @@ import hydra
 from omegaconf import DictConfig
 
 from bgzero.agents import make_agent
-from bgzero.errors import BgzeroError, ConfigError
+from bgzero.cli import CONFIGS, one_line_errors
+from bgzero.errors import ConfigError
 from bgzero.refereed import RefereedMatch, play_refereed
 from bgzero.serve import ExternalPlayer, Server
-
-CONFIGS = str(Path(__file__).resolve().parents[2] / "configs")  # the repository's configs/
 
 
 def run(cfg: DictConfig) -> RefereedMatch | None:
@@ -57,10 +56,8 @@ def _games(n: int) -> str:
 @hydra.main(version_base="1.3", config_path=CONFIGS, config_name="serve")
 def main(cfg: DictConfig) -> None:
     logging.basicConfig(level=str(cfg.log_level).upper(), format="%(asctime)s %(levelname)s %(message)s")
-    try:
+    with one_line_errors("bgzero-serve"):
         result = run(cfg)
-    except BgzeroError as e:
-        raise SystemExit(f"bgzero-serve: {e}") from None
     if result is not None and (result.mismatches or not result.complete):
         raise SystemExit(1)
 
