@@ -8,14 +8,13 @@ the real name.
 
 from __future__ import annotations
 
-import os
 import pickle
-import tempfile
 import zipfile
 from pathlib import Path
 
 import torch
 
+from bgzero.atomic import atomic_write
 from bgzero.errors import CheckpointError
 from bgzero.evaluator import Evaluator
 from bgzero.net import NetConfig, ValueNet
@@ -26,19 +25,7 @@ _REQUIRED = ("format", "model", "net_config", "encoder", "games")
 
 def save_checkpoint(path: str | Path, state: dict) -> Path:
     """Write ``state`` (plus the format tag) to ``path`` atomically."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            torch.save({"format": FORMAT, **state}, f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+    return atomic_write(path, lambda f: torch.save({"format": FORMAT, **state}, f), mode="wb")
 
 
 def load_checkpoint(path: str | Path) -> dict:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bgzero.atomic import atomic_write, atomic_write_text
 from bgzero.evaluate import play_match_specs
 
 PUBEVAL = "pubeval"
@@ -92,13 +93,15 @@ def write_table(table: LeagueTable, out_dir: str | Path) -> Path:
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    with open(out / "league.csv", "w", newline="") as f:
+    def write_csv(f) -> None:
         w = csv.writer(f)
         w.writerow(["player", "games_trained", "rating"] + table.names)
         for i, name in enumerate(table.names):
             w.writerow([name, table.games_trained[i], f"{table.ratings[i]:+.3f}"]
                        + ["" if np.isnan(v) else f"{v:+.3f}" for v in table.ppg[i]])
-    (out / "league.json").write_text(json.dumps({
+
+    atomic_write(out / "league.csv", write_csv)
+    atomic_write_text(out / "league.json", json.dumps({
         "names": table.names, "games_trained": table.games_trained, "ratings": table.ratings.tolist(),
         "ppg": np.where(np.isnan(table.ppg), None, table.ppg).tolist(),
         "ci95": np.where(np.isnan(table.ci95), None, table.ci95).tolist()}, indent=2))

@@ -34,6 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bgzero.atomic import atomic_write_text
 from bgzero.board import START
 from bgzero.cube import IllegalCubeActionError, MatchState, after_take, award, drop_points, points_for
 from bgzero.errors import BgzeroError, IllegalMoveError, InvalidDiceError
@@ -81,10 +82,7 @@ def format_match(record: MatchRecord, comments: tuple[str, ...] = ()) -> str:
 
 def write_match(path, record: MatchRecord, comments: tuple[str, ...] = ()) -> Path:
     """Write ``record`` as a ``.mat`` file at ``path`` (parents created)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(format_match(record, comments))
-    return path
+    return atomic_write_text(path, format_match(record, comments))
 
 
 def _format_game(k: int, game: GameRecord, names: tuple[str, str]) -> list[str]:

@@ -27,6 +27,7 @@ from tqdm import tqdm
 
 from bgzero.agents.neural import NeuralAgent
 from bgzero.agents.pubeval_agent import PubevalAgent
+from bgzero.atomic import atomic_write_text
 from bgzero.checkpoint import load_checkpoint, save_checkpoint
 from bgzero.encode import get_encoder
 from bgzero.errors import CheckpointError, ConfigError
@@ -284,7 +285,7 @@ def train(cfg: DictConfig) -> dict:
     writer.close()
     summary = {"games": games, "positions": positions, "checkpoint": str(final_path),
                "wall_seconds": wall_before + time.perf_counter() - started, "vs_pubeval": result.as_dict()}
-    (out_dir / "result.json").write_text(json.dumps(summary, indent=2))
+    atomic_write_text(out_dir / "result.json", json.dumps(summary, indent=2))
     print(f"bgzero: {games} games trained; vs pubeval {result}; checkpoint {final_path}")
     return summary
 

@@ -15,6 +15,7 @@ import json
 import os
 from pathlib import Path
 
+from bgzero.atomic import atomic_write_text
 from bgzero.evaluate import play_match_specs
 
 
@@ -40,9 +41,7 @@ def main() -> None:
         print(f"| {Path(args.checkpoint).name} {ply}-ply | {opponent} | {r.games} | {r.ppg:+.3f} ± {r.ci95:.3f} | "
               f"{100 * r.win_rate:.1f} | {100 * r.a_gammon_rate:.1f} / {100 * r.b_gammon_rate:.1f} | "
               f"{r.games_per_second:.1f} |", flush=True)
-        tmp = out.with_suffix(".tmp")
-        tmp.write_text(json.dumps(records, indent=2))
-        tmp.replace(out)
+        atomic_write_text(out, json.dumps(records, indent=2))
 
 
 if __name__ == "__main__":

@@ -6,9 +6,7 @@ is done, so a file under the output name is always complete.
 """
 
 import json
-import os
 import sys
-import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import NamedTuple
@@ -18,6 +16,7 @@ import numpy as np
 from omegaconf import DictConfig
 
 from bgzero.analysis import best_moves, evaluator_from_spec, parse_dice, read_position
+from bgzero.atomic import atomic_write
 from bgzero.cli import CONFIGS, one_line_errors
 from bgzero.errors import BgzeroError, ConfigError, InvalidDiceError
 
@@ -53,22 +52,17 @@ def run(cfg: DictConfig) -> dict:
     if out.resolve() == source.resolve():
         raise ConfigError(f"output {out} is the input file; pass output=ANOTHER.jsonl")
     evaluator, ply = evaluator_from_spec(cfg.agent)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=out.name + ".", suffix=".tmp", dir=out.parent)
     counts = {"positions": 0, "errors": 0}
-    try:
-        with os.fdopen(fd, "w") as f, source.open(encoding="utf-8", errors="replace") as lines:
+
+    def write(f) -> None:
+        with source.open(encoding="utf-8", errors="replace") as lines:
             entries = _entries(lines, stop=cfg.on_error == "stop", out=out)
             for batch in _batches(entries, cfg.batch_size):
                 for record in _records(evaluator, ply, batch):
                     counts["errors" if "error" in record else "positions"] += 1
                     f.write(json.dumps(record) + "\n")
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, out)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+
+    atomic_write(out, write)  # on_error=stop raises inside: no output file is left
     skipped = f", {counts['errors']} bad lines skipped (reported above)" if counts["errors"] else ""
     print(f"{out}: {counts['positions']} positions{skipped}")
     return {"output": str(out), **counts}

@@ -8,6 +8,7 @@ import hydra
 from omegaconf import DictConfig
 from torch.utils.tensorboard import SummaryWriter
 
+from bgzero.atomic import atomic_write_text
 from bgzero.cli import CONFIGS, one_line_errors
 from bgzero.errors import ConfigError
 from bgzero.evaluate import play_match_specs
@@ -23,9 +24,7 @@ def run(cfg: DictConfig) -> dict:
     out = Path(cfg.out)
     out.mkdir(parents=True, exist_ok=True)
     record = {"a": cfg.a, "b": cfg.b, "seed": cfg.seed, **result.as_dict()}
-    tmp = out / "result.json.tmp"
-    tmp.write_text(json.dumps(record, indent=2))
-    tmp.replace(out / "result.json")
+    atomic_write_text(out / "result.json", json.dumps(record, indent=2))
     with SummaryWriter(str(out / "tb")) as writer:
         for key in ("ppg", "ci95", "win_rate", "a_gammon_rate", "b_gammon_rate", "a_backgammon_rate",
                     "b_backgammon_rate", "games_per_second"):

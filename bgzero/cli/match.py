@@ -7,6 +7,7 @@ from pathlib import Path
 import hydra
 from omegaconf import DictConfig
 
+from bgzero.atomic import atomic_write_text
 from bgzero.cli import CONFIGS, one_line_errors
 from bgzero.errors import ConfigError
 from bgzero.match import play_match_specs, summarise
@@ -39,9 +40,7 @@ def run(cfg: DictConfig) -> dict:
     summary = summarise(records, seconds)
     result = {"a": cfg.a, "b": cfg.b, "seed": cfg.seed, "shard": shard, "jacoby": bool(cfg.jacoby),
               **summary.as_dict()}
-    tmp = out / "result.json.tmp"
-    tmp.write_text(json.dumps(result, indent=2))
-    tmp.replace(out / "result.json")
+    atomic_write_text(out / "result.json", json.dumps(result, indent=2))
     kind = f"{length}-point matches" if length else f"money sessions of {games} games"
     print(f"{cfg.a} vs {cfg.b}, {kind}: {summary}")
     print(f"transcripts and result: {out}")
