@@ -13,6 +13,15 @@ from pathlib import Path
 from typing import IO
 
 
+def _umasked_mode() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+_UMASKED_MODE = _umasked_mode()
+
+
 def atomic_write(path: str | Path, write: Callable[[IO], None], mode: str = "w") -> Path:
     """Call ``write(f)`` on a temporary file opened with ``mode``, then rename it to ``path``."""
     path = Path(path)
@@ -23,6 +32,7 @@ def atomic_write(path: str | Path, write: Callable[[IO], None], mode: str = "w")
             write(f)
             f.flush()
             os.fsync(f.fileno())
+        os.chmod(tmp, _UMASKED_MODE)  # mkstemp makes it owner-only; give it a normal file's mode
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -16,14 +16,16 @@ With ``s_k`` the checkers on points ``k+1..6``, ``index = sum_k C(s_k + 5 - k, 6
 positions come ordered by checker count, and any move (within the board or off) lowers
 the index, so one pass in index order is a complete dynamic programme.
 
-Evaluation (:func:`bearoff_probs`) combines the two sides' distributions as independent,
-exactly as gnubg's one-sided evaluator does: each side follows its own fixed
-race-minimising policy (and, for gammons, its gammon-saving policy), ignoring what the
-opponent holds. That is exact for those policies but not optimal two-sided play (a
-trailer should maximise its chance to finish in time, not minimise its mean): gnubg's
-exact two-sided database (both sides <= 6 checkers) differs from it by up to about 0.014
-in P(win), 0.001 on average. Where gnubg itself uses the one-sided table the two agree
-to 2e-4 (scripts/check_bearoff_gnubg.py).
+Evaluation (:func:`bearoff_probs`): where both sides have at most 6 checkers, P(win) comes
+from the exact two-sided table (:mod:`bgzero.bearoff_twosided`, optimal play for winning;
+no gammons are possible there). Elsewhere :func:`one_sided_probs` combines the two sides'
+distributions as independent, exactly as gnubg's one-sided evaluator does: each side
+follows its own fixed race-minimising policy (and, for gammons, its gammon-saving
+policy), ignoring what the opponent holds. That is exact for those policies but not
+optimal two-sided play (a trailer should maximise its chance to finish in time, not
+minimise its mean): on short positions it is off by up to about 0.014 in P(win), which
+is why the two-sided table takes over there. Where gnubg itself uses the one-sided table
+the two agree to 2e-4 (scripts/check_bearoff_gnubg.py).
 
 The table builds in one to two seconds with numba (``python -m bgzero.bearoff`` rebuilds
 it and prints the time) and is cached on disk under ``$BGZERO_CACHE`` (default
@@ -36,17 +38,21 @@ import functools
 import hashlib
 import logging
 import os
-import tempfile
 import time
 import zipfile
 from dataclasses import dataclass
 from math import comb
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numba import njit
 
+from bgzero.atomic import atomic_write
 from bgzero.errors import BgzeroError, InvalidPositionError
+
+if TYPE_CHECKING:
+    from bgzero.bearoff_twosided import TwoSidedDatabase
 
 log = logging.getLogger(__name__)
 
@@ -278,18 +284,8 @@ def cache_path() -> Path:
 
 
 def save(db: BearoffDatabase, path: Path) -> None:
-    """Write atomically (temp file in the same folder, then ``os.replace``)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            np.savez(f, off=db.off, first_off=db.first_off, sha256=np.array(db.checksum()))
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+    """Write atomically (:func:`bgzero.atomic.atomic_write`)."""
+    atomic_write(path, lambda f: np.savez(f, off=db.off, first_off=db.first_off, sha256=np.array(db.checksum())), "wb")
 
 
 class CorruptCacheError(BgzeroError, ValueError):
@@ -349,8 +345,19 @@ def is_bearoff(boards: np.ndarray) -> np.ndarray:
     return ~(b[..., NUM_POINTS:] != 0).any(axis=(-2, -1))
 
 
-def bearoff_probs(boards: np.ndarray, db: BearoffDatabase | None = None) -> np.ndarray:
-    """Exact cubeless ``(..., 5)`` float32 probabilities for bear-off boards ``(..., 2, 25)``.
+def _home_counts(boards) -> np.ndarray:
+    """``(..., 2, 6)`` int64 home-board counts of bear-off boards; raise for any other board."""
+    b = np.asarray(boards)
+    mask = is_bearoff(b)
+    if not mask.all():
+        bad = np.argwhere(~np.atleast_1d(mask))[0]
+        raise InvalidPositionError(f"board {tuple(bad.tolist())} is not a bear-off position (checkers outside points 1-6)")
+    return b[..., :NUM_POINTS].astype(np.int64)
+
+
+def one_sided_probs(boards: np.ndarray, db: BearoffDatabase | None = None) -> np.ndarray:
+    """Cubeless ``(..., 5)`` float32 probabilities of bear-off boards ``(..., 2, 25)`` from
+    the one-sided distributions alone (each side's fixed policy, sides independent).
 
     The side on roll moves first, so it wins iff its rolls needed ``n`` satisfy
     ``n <= m``, the opponent's: ``P(win) = sum_n P_me(n) P_opp(>= n)``. It wins a gammon
@@ -360,14 +367,13 @@ def bearoff_probs(boards: np.ndarray, db: BearoffDatabase | None = None) -> np.n
     ``sum_m P_opp(m) F_me(> m)``. Backgammons are impossible (no checker is in the
     winner's home board).
     """
-    b = np.asarray(boards)
-    mask = is_bearoff(b)
-    if not mask.all():
-        bad = np.argwhere(~np.atleast_1d(mask))[0]
-        raise InvalidPositionError(f"board {tuple(bad.tolist())} is not a bear-off position (checkers outside points 1-6)")
+    home = _home_counts(boards)
+    return _combine(home, position_index(home[..., 0, :]), position_index(home[..., 1, :]), db)
+
+
+def _combine(home, me, opp, db):
+    """:func:`one_sided_probs` for validated home counts and their indices."""
     db = get_database() if db is None else db
-    home = b[..., :NUM_POINTS].astype(np.int64)
-    me, opp = position_index(home[..., 0, :]), position_index(home[..., 1, :])
     full_me = home[..., 0, :].sum(axis=-1) == NUM_CHECKERS
     full_opp = home[..., 1, :].sum(axis=-1) == NUM_CHECKERS
 
@@ -375,13 +381,34 @@ def bearoff_probs(boards: np.ndarray, db: BearoffDatabase | None = None) -> np.n
         return np.cumsum(dist[..., ::-1], axis=-1)[..., ::-1]
 
     p_me, p_opp = db.off[me], db.off[opp]
-    out = np.zeros(b.shape[:-2] + (5,), np.float64)
+    out = np.zeros(home.shape[:-2] + (5,), np.float64)
     out[..., 0] = (p_me * at_least(p_opp)).sum(axis=-1)
     out[..., 1] = np.where(full_opp, (p_me * at_least(db.first_off[opp])).sum(axis=-1), 0.0)
     f_me_gt = np.zeros_like(p_me)
     f_me_gt[..., :-1] = at_least(db.first_off[me])[..., 1:]
     out[..., 3] = np.where(full_me, (p_opp * f_me_gt).sum(axis=-1), 0.0)
     return out.astype(np.float32)
+
+
+def bearoff_probs(boards: np.ndarray, db: BearoffDatabase | None = None,
+                  two_sided: TwoSidedDatabase | None = None) -> np.ndarray:
+    """Cubeless ``(..., 5)`` float32 probabilities for bear-off boards ``(..., 2, 25)``.
+
+    Where both sides have at most 6 checkers: P(win) from the exact two-sided table
+    ``two_sided`` (default: the process-wide one), no gammons. Elsewhere
+    :func:`one_sided_probs` with ``db``.
+    """
+    # Imported here: the two-sided module builds on this one.
+    from bgzero import bearoff_twosided
+
+    home = _home_counts(boards)
+    me, opp = position_index(home[..., 0, :]), position_index(home[..., 1, :])
+    out = _combine(home, me, opp, db)
+    short = (me < bearoff_twosided.NUM_POSITIONS) & (opp < bearoff_twosided.NUM_POSITIONS)
+    if short.any():
+        two_sided = bearoff_twosided.get_database() if two_sided is None else two_sided
+        out[short, 0] = two_sided.win[me[short], opp[short]]  # gammons are already 0: neither side has 15
+    return out
 
 
 if __name__ == "__main__":

@@ -5,43 +5,77 @@
   bear-off database;
 * races (no contact left), when a race network is given: the race network;
 * everything else: the contact network.
+
+An evaluator may also carry a pruning network (:mod:`bgzero.pruning`): a small net
+distilled from the contact net that search uses to rank replies cheaply before it
+evaluates the best few with the contact net.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import torch
+from numba import njit
 
-from bgzero.bearoff import bearoff_probs, is_bearoff
+from bgzero.bearoff import bearoff_probs
 from bgzero.encode import get_encoder
 from bgzero.game import game_results
 from bgzero.net import ValueNet, result_probs
-from bgzero.pubeval import is_race
 
 CONTACT, RACE, BEAROFF, OVER = range(4)
 
 
 def classify(boards: np.ndarray) -> np.ndarray:
-    """Position class per board: CONTACT, RACE, BEAROFF or OVER."""
-    cls = np.full(len(boards), CONTACT, np.int8)
-    if len(boards) == 0:
-        return cls
-    cls[is_race(boards)] = RACE
-    cls[is_bearoff(boards)] = BEAROFF
-    cls[game_results(boards) != 0] = OVER
-    return cls
+    """Position class per board: CONTACT, RACE, BEAROFF or OVER.
+
+    OVER: a side has borne off every checker; BEAROFF: both sides have all their checkers
+    on their points 1-6; RACE: no contact (:func:`bgzero.pubeval.is_race`); else CONTACT.
+    One pass per board (search classifies every candidate it meets).
+    """
+    return _classes(np.ascontiguousarray(boards, dtype=np.int8).reshape(-1, 2, 25))
+
+
+@njit(cache=True)
+def _classes(boards):
+    out = np.empty(boards.shape[0], np.int8)
+    for k in range(boards.shape[0]):
+        my_back, my_left = _back_and_left(boards[k, 0])
+        opp_back, opp_left = _back_and_left(boards[k, 1])
+        if my_left == 0 or opp_left == 0:
+            out[k] = OVER
+        elif my_back + opp_back >= 24:  # my column i faces their column 23 - i
+            out[k] = CONTACT
+        elif my_back < 6 and opp_back < 6:
+            out[k] = BEAROFF
+        else:
+            out[k] = RACE
+    return out
+
+
+@njit(cache=True, inline="always")
+def _back_and_left(row):
+    """Column of the rearmost checker (-1 if none) and the number of checkers left."""
+    back, left = -1, 0
+    for c in range(25):
+        if row[c] > 0:
+            back = c
+            left += row[c]
+    return back, left
 
 
 class Evaluator:
     """Five probabilities for the side on roll of each board, before it rolls."""
 
     def __init__(self, net: ValueNet, encoder: str, race_net: ValueNet | None = None,
-                 race_encoder: str = "race", exact_bearoff: bool = True):
+                 race_encoder: str = "race", exact_bearoff: bool = True,
+                 prune_net: ValueNet | None = None, prune_encoder: str = "tesauro198"):
         self.net = net.eval()
         self.encoder = _checked_encoder(net, encoder)
         self.race_net = race_net.eval() if race_net is not None else None
         self.race_encoder = _checked_encoder(race_net, race_encoder) if race_net is not None else None
         self.exact_bearoff = exact_bearoff
+        self.prune_net = prune_net.eval() if prune_net is not None else None
+        self.prune_encoder = _checked_encoder(prune_net, prune_encoder) if prune_net is not None else None
 
     def route(self, boards: np.ndarray) -> np.ndarray:
         """Which evaluator answers for each board (a class from :func:`classify`)."""
@@ -59,14 +93,22 @@ class Evaluator:
         if (cls == CONTACT).all():
             return self.net(torch.from_numpy(self.encoder(boards))).numpy()
         out = np.empty((len(boards), 5), np.float32)
-        for which, fill in ((CONTACT, self._contact), (RACE, self._race), (BEAROFF, bearoff_probs),
+        for which, fill in ((CONTACT, self.contact_probs), (RACE, self._race), (BEAROFF, bearoff_probs),
                             (OVER, lambda b: result_probs(game_results(b)))):
             mask = cls == which
             if mask.any():
                 out[mask] = fill(boards[mask])
         return out
 
-    def _contact(self, boards: np.ndarray) -> np.ndarray:
+    @torch.inference_mode()
+    def prune_probs(self, boards: np.ndarray) -> np.ndarray:
+        """The pruning network's (N, 5) estimate for contact boards (a cheap stand-in for
+        :meth:`probs`, good enough to rank a position's replies)."""
+        return self.prune_net(torch.from_numpy(self.prune_encoder(boards))).numpy()
+
+    @torch.inference_mode()
+    def contact_probs(self, boards: np.ndarray) -> np.ndarray:
+        """The contact network's (N, 5) answer, whatever the boards' class."""
         return self.net(torch.from_numpy(self.encoder(boards))).numpy()
 
     def _race(self, boards: np.ndarray) -> np.ndarray:

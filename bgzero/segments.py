@@ -30,3 +30,18 @@ def segment_random(offsets: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """A uniformly random index in each (non-empty) segment."""
     counts = np.diff(offsets)
     return offsets[:-1] + (rng.random(len(counts)) * counts).astype(np.int64)
+
+
+@njit(cache=True)
+def segment_top_k(scores, offsets, k):
+    """Mask of the ``k`` highest scores in each segment (all of a segment of ``k`` or fewer)."""
+    keep = np.zeros(scores.shape[0], dtype=np.bool_)
+    for b in range(offsets.shape[0] - 1):
+        lo, hi = offsets[b], offsets[b + 1]
+        if hi - lo <= k:
+            keep[lo:hi] = True
+        else:
+            order = np.argsort(-scores[lo:hi], kind="mergesort")  # stable: first on ties
+            for j in range(k):
+                keep[lo + order[j]] = True
+    return keep

@@ -2,9 +2,12 @@
 
 Positions (with their rolls) come from seeded pubeval self-play, forced moves excluded.
 bgzero chooses with a checkpoint at 0, 1 and 2 ply (gnubg-style move filters), all
-positions of a batch searched together; gnubg chooses with ``gnubg_nn.best_move(board,
+positions of a batch searched together, replies inside the search ranked by the
+checkpoint's pruning net when it has one (``bgzero-prune``); gnubg chooses with ``gnubg_nn.best_move(board,
 d1, d2, n=ply)`` one position at a time (its nets are 250-128-5 for contact, the same size
-as bgzero's contact net). Single-threaded both.
+as bgzero's contact net; it prunes replies with its own small nets). Single-threaded both.
+With a pruning net, the 1- and 2-ply rows are repeated without it, with the share of
+positions where both choose the same move.
 
     python scripts/bench_search.py --checkpoint checkpoints/reference.pt --positions 200
 """
@@ -43,13 +46,16 @@ def sample_positions(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     return np.array(boards), np.array(dice)
 
 
-def time_bgzero(evaluator, boards, dice, ply: int, batch: int) -> float:
+def time_bgzero(evaluator, boards, dice, ply: int, batch: int) -> tuple[float, np.ndarray]:
+    """Move choices per second, and the chosen results."""
     agent = NeuralAgent(evaluator, ply=ply)
+    chosen = []
     start = time.perf_counter()
     for lo in range(0, len(boards), batch):
         b, d = boards[lo:lo + batch], dice[lo:lo + batch]
-        agent.choose(b, d, generate(b, d))
-    return len(boards) / (time.perf_counter() - start)
+        moves = generate(b, d)
+        chosen.append(moves.results[agent.choose(b, d, moves)])
+    return len(boards) / (time.perf_counter() - start), np.concatenate(chosen)
 
 
 def time_gnubg(boards, dice, ply: int) -> float | None:
@@ -73,16 +79,31 @@ def main() -> None:
     evaluator = load_evaluator(args.checkpoint)
     boards, dice = sample_positions(args.positions, args.seed)
     time_bgzero(evaluator, boards[:8], dice[:8], 2, 8)  # warm-up
-    print("| ply | bgzero, batch of all | bgzero, one at a time | gnubg best_move | ratio (batched / gnubg) |")
-    print("|---|---:|---:|---:|---:|")
+    pruning = evaluator.prune_net
+    print(f"pruning net: {'yes' if pruning is not None else 'none (add one with bgzero-prune)'}\n")
+    print("| ply | bgzero, batch of all | bgzero, one at a time | gnubg best_move | ratio (batched / gnubg) "
+          "| ratio (one at a time / gnubg) |")
+    print("|---|---:|---:|---:|---:|---:|")
     for ply in (0, 1, 2):
         n = len(boards) if ply < 2 else max(20, len(boards) // 4)
-        batched = time_bgzero(evaluator, boards[:n], dice[:n], ply, n)
-        single = time_bgzero(evaluator, boards[:n // 2], dice[:n // 2], ply, 1)
+        evaluator.prune_net = pruning
+        batched, chosen = time_bgzero(evaluator, boards[:n], dice[:n], ply, n)
+        single, _ = time_bgzero(evaluator, boards[:n // 2], dice[:n // 2], ply, 1)
         gnubg = time_gnubg(boards[:n // 2], dice[:n // 2], ply)
-        ratio = f"{batched / gnubg:.2f}x" if gnubg else "n/a"
-        gtext = f"{gnubg:,.1f}" if gnubg else "not installed"
-        print(f"| {ply} | {batched:,.1f}/s | {single:,.1f}/s | {gtext}/s | {ratio} |", flush=True)
+        print(row(str(ply), batched, single, gnubg), flush=True)
+        if pruning is not None and ply > 0:
+            evaluator.prune_net = None
+            batched, unpruned = time_bgzero(evaluator, boards[:n], dice[:n], ply, n)
+            single, _ = time_bgzero(evaluator, boards[:n // 2], dice[:n // 2], ply, 1)
+            same = np.mean([(a == b).all() for a, b in zip(chosen, unpruned)])
+            print(row(f"{ply}, no pruning net ({same:.0%} same moves)", batched, single, gnubg), flush=True)
+
+
+def row(label: str, batched: float, single: float, gnubg: float | None) -> str:
+    if gnubg is None:
+        return f"| {label} | {batched:,.1f}/s | {single:,.1f}/s | not installed | n/a | n/a |"
+    return (f"| {label} | {batched:,.1f}/s | {single:,.1f}/s | {gnubg:,.1f}/s | {batched / gnubg:.2f}x "
+            f"| {single / gnubg:.2f}x |")
 
 
 if __name__ == "__main__":

@@ -66,7 +66,7 @@ print(json.dumps({"import+moves": time.perf_counter() - t0, "results": n}))
 def run_child(code: str) -> tuple[float, dict]:
     """Wall time from launch to exit of a fresh interpreter running ``code``, and its report."""
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     wall = time.perf_counter() - start
     if done.returncode != 0:
         raise SystemExit(f"bench_startup.py: child failed: {done.stderr.strip().splitlines()[-1]}")

@@ -24,3 +24,12 @@ def test_failed_write_keeps_the_old_file(tmp_path):
         atomic_write(path, half)
     assert path.read_text() == "complete\n"
     assert [p.name for p in tmp_path.iterdir()] == ["out.txt"]
+
+
+def test_written_file_has_a_normal_files_mode(tmp_path):
+    import os
+
+    mask = os.umask(0o022)
+    os.umask(mask)
+    path = atomic_write_text(tmp_path / "x.txt", "hi")
+    assert path.stat().st_mode & 0o777 == 0o666 & ~mask

@@ -1,6 +1,9 @@
-"""The one-sided bear-off database: indexing, exact small cases, cache integrity, gnubg agreement."""
+"""The bear-off databases (one-sided, exact two-sided): indexing, exact small cases, cache
+integrity, routing in bearoff_probs, gnubg agreement."""
 
+import importlib.util
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -8,21 +11,32 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bgzero import bearoff as bo
+from bgzero import bearoff_twosided as bt
 from bgzero.board import swap_sides, to_gnubg
 from bgzero.errors import InvalidPositionError
 from bgzero.movegen import generate
 
 ROLLS = [(d1, d2) for d1 in range(1, 7) for d2 in range(1, d1 + 1)]
+CHECK_SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "check_bearoff_gnubg.py"
 
 
 @pytest.fixture(scope="module")
 def db(tmp_path_factory):
-    """The database built into a temporary cache folder, installed as the process singleton."""
+    """The one-sided database built into a temporary cache folder, installed as the process
+    singleton; the two-sided singleton is reset to the same folder."""
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("BGZERO_CACHE", str(tmp_path_factory.mktemp("cache")))
         bo.get_database.cache_clear()
+        bt.get_database.cache_clear()
         yield bo.get_database()
     bo.get_database.cache_clear()
+    bt.get_database.cache_clear()
+
+
+@pytest.fixture(scope="module")
+def two_sided(db):
+    """The two-sided table, built into the same temporary cache folder."""
+    return bt.get_database()
 
 
 def home_board(me, opp=()) -> np.ndarray:
@@ -203,10 +217,90 @@ def test_probabilities_are_consistent(db, seed):
     assert (wbg == 0).all() and (lbg == 0).all()
     on15 = boards.sum(axis=2) == 15
     assert (wg[~on15[:, 1]] == 0).all() and (lg[~on15[:, 0]] == 0).all()
-    # Moving first: P(I win on roll) + P(you win on roll) = 1 + P(we need the same number of rolls).
+    # Moving first, with fixed one-sided policies: P(I win on roll) + P(you win on roll)
+    # = 1 + P(we need the same number of rolls). (The two-sided table plays to win instead.)
     me, opp = bo.position_index(boards[:, 0, :6]), bo.position_index(boards[:, 1, :6])
     tie = (db.off[me] * db.off[opp]).sum(axis=1)
-    np.testing.assert_allclose(w + bo.bearoff_probs(swap_sides(boards))[:, 0], 1 + tie, atol=1e-5)
+    long = (boards.sum(axis=2) > bt.MAX_CHECKERS).any(axis=1)
+    w_swapped = bo.bearoff_probs(swap_sides(boards))[:, 0]
+    np.testing.assert_allclose(w[long] + w_swapped[long], 1 + tie[long], atol=1e-5)
+
+
+# --------------------------------------------------------------------------- the two-sided table
+
+
+def test_two_sided_table_satisfies_its_recurrence(two_sided):
+    """One step of optimal play by brute force over bgzero.movegen's legal moves."""
+    rng = np.random.default_rng(3)
+    pairs = np.concatenate([rng.integers(1, bt.NUM_POSITIONS, (300, 2)), rng.integers(1, 28, (60, 2))])
+    table = bo.positions()
+    boards = np.zeros((len(pairs), len(ROLLS), 2, 25), np.int8)
+    boards[:, :, 0, :6] = table[pairs[:, 0], None]
+    boards[:, :, 1, :6] = table[pairs[:, 1], None]
+    moves = generate(boards.reshape(-1, 2, 25), np.tile(ROLLS, (len(pairs), 1)))
+    after = bo.position_index(moves.results[:, 1, :6])  # results are swapped: row 1 is the mover
+    weights = np.array([1 if d1 == d2 else 2 for d1, d2 in ROLLS]) / 36
+    for p, (a, b) in enumerate(pairs):
+        want = sum(w * max(1 - two_sided.win[b, r] for r in after[moves.offsets[k]:moves.offsets[k + 1]])
+                   for w, k in zip(weights, range(p * len(ROLLS), (p + 1) * len(ROLLS))))
+        assert two_sided.win[a, b] == pytest.approx(want, abs=1e-6), f"{table[a]} vs {table[b]}"
+
+
+def test_two_sided_exact_values(two_sided):
+    win = two_sided.win
+    assert bt.NUM_POSITIONS == 924 and win.shape == (924, 924)
+    assert bo.positions()[:924].sum(axis=1).max() == 6 < bo.positions()[924].sum()
+    # One checker on my ace wins against anything.
+    np.testing.assert_array_equal(win[bo.position_index([1, 0, 0, 0, 0, 0]), 1:], 1.0)
+    # One on my 6-point against one on the opponent's ace: I must finish now. Any double
+    # but 1-1 (5 of 36) and any non-double summing to >= 6 (11 pairs, 22 of 36) does it.
+    six, ace = bo.position_index([0, 0, 0, 0, 0, 1]), bo.position_index([1, 0, 0, 0, 0, 0])
+    assert win[six, ace] == pytest.approx(27 / 36, abs=1e-12)
+    # Against two on the opponent's 6-point: if I miss (9 of 36) I am on my 1-3 point and
+    # finish next time, unless they roll 3-3, 4-4, 5-5 or 6-6 first.
+    assert win[six, bo.position_index([0, 0, 0, 0, 0, 2])] == pytest.approx(27 / 36 + 9 / 36 * 32 / 36, abs=1e-12)
+    # The same answers through bearoff_probs.
+    np.testing.assert_allclose(bo.bearoff_probs(home_board([0, 0, 0, 0, 0, 1], [1])), [27 / 36, 0, 0, 0, 0], atol=1e-7)
+    assert (win >= 0).all() and (win <= 1).all()
+
+
+def test_two_sided_cache_round_trip_and_corrupt_file_rebuilt(two_sided, tmp_path, caplog):
+    path = tmp_path / "sub" / bt.CACHE_NAME
+    bt.save(two_sided, path)
+    np.testing.assert_array_equal(bt.load_or_build(path).win, two_sided.win)
+    assert not list(path.parent.glob("*.tmp"))
+    raw = bytearray(path.read_bytes())
+    raw[len(raw) // 2] ^= 0xFF
+    path.write_bytes(bytes(raw))
+    with pytest.raises(bt.CorruptCacheError):
+        bt.load(path)
+    with caplog.at_level("WARNING", logger="bgzero.bearoff_twosided"):
+        rebuilt = bt.load_or_build(path)
+    assert "rebuilding the two-sided bear-off database" in caplog.text
+    np.testing.assert_array_equal(rebuilt.win, two_sided.win)
+    np.testing.assert_array_equal(bt.load(path).win, two_sided.win)
+
+
+def test_two_sided_cache_path_follows_the_environment(monkeypatch, tmp_path):
+    monkeypatch.setenv("BGZERO_CACHE", str(tmp_path))
+    assert bt.cache_path() == tmp_path / "bearoff2.npz"
+
+
+def test_bearoff_probs_uses_the_two_sided_table_where_both_sides_are_short(two_sided):
+    rng = np.random.default_rng(4)
+    boards = np.zeros((4000, 2, 25), np.int8)
+    count = rng.integers(1, 10, (len(boards), 2))  # about half the boards have both sides <= 6
+    for b in range(len(boards)):
+        for side in range(2):
+            boards[b, side, :6] = rng.multinomial(count[b, side], rng.dirichlet(np.ones(6)))
+    short = (count <= bt.MAX_CHECKERS).all(axis=1)
+    got, one_sided = bo.bearoff_probs(boards), bo.one_sided_probs(boards)
+    np.testing.assert_array_equal(got[~short], one_sided[~short])
+    me, opp = bo.position_index(boards[:, 0, :6]), bo.position_index(boards[:, 1, :6])
+    np.testing.assert_allclose(got[short, 0], two_sided.win[me[short], opp[short]], atol=1e-7)
+    assert (got[short, 1:] == 0).all()
+    # Playing to win beats (for the side whose choice matters) or matches the fixed policies.
+    assert np.abs(got[short, 0] - one_sided[short, 0]).max() > 0.003
 
 
 # --------------------------------------------------------------------------- the cache
@@ -302,12 +396,33 @@ def test_probs_agree_with_gnubg_evaluate(db):
     boards = np.concatenate([boards, swap_sides(boards)])  # each side on roll
     ours = bo.bearoff_probs(boards)
     theirs = np.array([gnubg.evaluate(to_gnubg(b), cubeless, zero_ply)[:5] for b in boards])
-    # gnubg answers from its exact two-sided database when both sides have <= 6 checkers;
-    # the one-sided approximation differs there by up to ~0.014.
+    # gnubg answers from its exact two-sided database when both sides have <= 6 checkers,
+    # and so does bearoff_probs.
     two_sided = (boards.sum(axis=2) <= 6).all(axis=1)
     d = np.abs(ours - theirs)
-    assert (~two_sided).sum() >= 400 and two_sided.any()
-    assert d[~two_sided, 0].max() < 0.001
-    assert d[two_sided, 0].max() < 0.02
+    assert (~two_sided).sum() >= 400 and two_sided.sum() >= 20
+    assert d[:, 0].max() < 0.001
     assert d[:, 1:].max() < 0.001
     assert (ours[:, 1] > 0.01).sum() >= 20 and (ours[:, 3] > 0.01).sum() >= 20
+
+
+def load_check_script():
+    spec = importlib.util.spec_from_file_location("check_bearoff_gnubg", CHECK_SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.gnubg
+def test_two_sided_table_agrees_with_gnubg_two_sided_database(two_sided):
+    gnubg = pytest.importorskip("gnubg")
+    theirs = load_check_script().read_gnubg_two_sided(Path(gnubg.__file__).parent / "data" / "gnubg_ts0.bd")
+    # gnubg stores P(win) as a 16-bit fraction (computed in float32).
+    assert np.abs(theirs - two_sided.win).max() < 1e-4
+
+
+@pytest.mark.gnubg
+def test_check_script_passes(db, two_sided, capsys):
+    pytest.importorskip("gnubg")
+    assert load_check_script().main(["--positions", "400", "--seed", "1"]) == 0
+    assert "two-sided (BEAROFF2" in capsys.readouterr().out

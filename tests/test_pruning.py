@@ -1,0 +1,114 @@
+"""Pruning nets in search, the one-pass position classifier, and bgzero-prune."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from omegaconf import OmegaConf
+
+from bgzero import search
+from bgzero.bearoff import is_bearoff
+from bgzero.checkpoint import load_checkpoint, load_evaluator
+from bgzero.cli import CONFIGS
+from bgzero.cli.prune import run
+from bgzero.errors import CheckpointError, ConfigError
+from bgzero.evaluator import BEAROFF, CONTACT, OVER, RACE, Evaluator, classify
+from bgzero.game import game_results, random_positions
+from bgzero.movegen import generate
+from bgzero.net import NetConfig, ValueNet, equity
+from bgzero.pruning import distill
+from bgzero.pubeval import is_race
+from bgzero.search import ROLLS, best_replies, evaluate_ply
+from bgzero.segments import segment_argmax, segment_top_k
+
+
+@pytest.fixture(scope="module")
+def pruned_evaluator():
+    """A random contact net with an (unrelated) random pruning net: ranking then differs."""
+    torch.manual_seed(2)
+    return Evaluator(ValueNet(NetConfig(num_inputs=198, hidden=[16])), "tesauro198",
+                     prune_net=ValueNet(NetConfig(num_inputs=198, hidden=[4])))
+
+
+def test_classify_matches_its_definition_on_every_class():
+    boards, dice = random_positions(3000, seed=11)
+    results = generate(boards, dice).results
+    cls = classify(results)
+    expected = np.full(len(results), CONTACT)
+    expected[is_race(results)] = RACE
+    expected[is_bearoff(results)] = BEAROFF
+    expected[game_results(results) != 0] = OVER
+    np.testing.assert_array_equal(cls, expected)
+    assert set(np.unique(cls)) == {CONTACT, RACE, BEAROFF, OVER}  # the sample reaches every class
+
+
+def test_segment_top_k_keeps_each_segments_best():
+    rng = np.random.default_rng(0)
+    offsets = np.array([0, 0, 3, 10, 11, 30])
+    scores = rng.random(30).astype(np.float32)
+    keep = segment_top_k(scores, offsets, 4)
+    for lo, hi in zip(offsets[:-1], offsets[1:]):
+        want = np.zeros(hi - lo, bool)
+        want[np.argsort(-scores[lo:hi])[:4]] = True
+        np.testing.assert_array_equal(keep[lo:hi], want)
+
+
+def test_pruned_replies_are_the_full_choice_when_every_reply_is_kept(pruned_evaluator):
+    boards, _ = random_positions(20, seed=5)
+    moves = generate(np.repeat(boards, 21, axis=0), np.tile(ROLLS, (20, 1)))
+    full = segment_argmax(-equity(pruned_evaluator.probs(moves.results)), moves.offsets)
+    np.testing.assert_array_equal(best_replies(pruned_evaluator, moves, keep=1000), full)
+    pruned = best_replies(pruned_evaluator, moves, keep=1)
+    assert ((pruned >= moves.offsets[:-1]) & (pruned < moves.offsets[1:])).all()
+    assert (pruned != full).any()  # an unrelated pruning net does change some choices
+
+
+def test_search_in_chunks_equals_one_batch(pruned_evaluator, monkeypatch):
+    boards, _ = random_positions(7, seed=6)
+    whole = evaluate_ply(pruned_evaluator, boards, 1)
+    monkeypatch.setattr(search, "SEARCH_CHUNK", 2)
+    np.testing.assert_allclose(evaluate_ply(pruned_evaluator, boards, 1), whole, atol=1e-6)
+
+
+def test_distilled_net_ranks_replies_like_the_contact_net(plain_evaluator):
+    _, report = distill(plain_evaluator, positions=20_000, hidden=16, seed=0, holdout=60)
+    assert plain_evaluator.prune_net is None  # distill leaves the evaluator as it was
+    assert report.positions == 20_000 and report.pairs == 60 * 21
+    assert report.rmse < 0.05
+    assert report.agreement > 0.8  # a random pruning net agrees far less often
+
+
+@pytest.fixture(scope="module")
+def plain_evaluator():
+    torch.manual_seed(3)
+    return Evaluator(ValueNet(NetConfig(num_inputs=198, hidden=[16])), "tesauro198")
+
+
+def _prune(*args):
+    return subprocess.run([sys.executable, "-m", "bgzero.cli.prune", *args], capture_output=True, text=True, check=False)
+
+
+def test_bgzero_prune_stores_a_pruning_net_that_search_uses(tiny_checkpoint, tmp_path):
+    out = tmp_path / "pruned.pt"
+    done = _prune(f"checkpoint={tiny_checkpoint}", f"out={out}", "positions=5000")
+    assert done.returncode == 0, done.stderr
+    assert "written to" in done.stdout
+    state = load_checkpoint(out)
+    assert state["prune_encoder"] == "tesauro198" and state["prune_net_config"]["hidden"] == [16]
+    assert load_evaluator(out).prune_net is not None
+    assert load_evaluator(tiny_checkpoint).prune_net is None  # the source is untouched
+
+
+@pytest.mark.parametrize("overrides,error,message", [
+    ({}, ConfigError, "no checkpoint"),
+    ({"checkpoint": "/nonexistent.pt"}, CheckpointError, "does not exist"),
+    ({"positions": 10}, ConfigError, "too few")])
+def test_bgzero_prune_bad_input_is_named(tiny_checkpoint, overrides, error, message):
+    cfg = OmegaConf.merge(OmegaConf.load(Path(CONFIGS) / "prune.yaml"),
+                          {"checkpoint": str(tiny_checkpoint), **overrides} if overrides else {})
+    cfg.pop("defaults")
+    with pytest.raises(error, match=message):
+        run(cfg)
