@@ -68,4 +68,4 @@ def load_evaluator(path: str | Path) -> Evaluator:
     prune = _build_net(path, state, "prune_") if "prune_model" in state else None
     return Evaluator(_build_net(path, state, ""), state["encoder"], race_net=race,
                      race_encoder=state.get("race_encoder", "race"), exact_bearoff=state.get("exact_bearoff", True),
-                     prune_net=prune, prune_encoder=state.get("prune_encoder", "tesauro198"))
+                     prune_net=prune)

@@ -6,7 +6,7 @@
 * races (no contact left), when a race network is given: the race network;
 * everything else: the contact network.
 
-An evaluator may also carry a pruning network (:mod:`bgzero.pruning`): a small net
+An evaluator may also carry a pruning net (``pruner``, :mod:`bgzero.pruning`): a small net
 distilled from the contact net that search uses to rank replies cheaply before it
 evaluates the best few with the contact net.
 """
@@ -21,6 +21,7 @@ from bgzero.bearoff import bearoff_probs
 from bgzero.encode import get_encoder
 from bgzero.game import game_results
 from bgzero.net import ValueNet, result_probs
+from bgzero.pruning import PruningNet
 
 CONTACT, RACE, BEAROFF, OVER = range(4)
 
@@ -68,14 +69,13 @@ class Evaluator:
 
     def __init__(self, net: ValueNet, encoder: str, race_net: ValueNet | None = None,
                  race_encoder: str = "race", exact_bearoff: bool = True,
-                 prune_net: ValueNet | None = None, prune_encoder: str = "tesauro198"):
+                 prune_net: ValueNet | None = None):
         self.net = net.eval()
         self.encoder = _checked_encoder(net, encoder)
         self.race_net = race_net.eval() if race_net is not None else None
         self.race_encoder = _checked_encoder(race_net, race_encoder) if race_net is not None else None
         self.exact_bearoff = exact_bearoff
-        self.prune_net = prune_net.eval() if prune_net is not None else None
-        self.prune_encoder = _checked_encoder(prune_net, prune_encoder) if prune_net is not None else None
+        self.pruner = PruningNet(prune_net) if prune_net is not None else None
 
     def route(self, boards: np.ndarray) -> np.ndarray:
         """Which evaluator answers for each board (a class from :func:`classify`)."""
@@ -99,12 +99,6 @@ class Evaluator:
             if mask.any():
                 out[mask] = fill(boards[mask])
         return out
-
-    @torch.inference_mode()
-    def prune_probs(self, boards: np.ndarray) -> np.ndarray:
-        """The pruning network's (N, 5) estimate for contact boards (a cheap stand-in for
-        :meth:`probs`, good enough to rank a position's replies)."""
-        return self.prune_net(torch.from_numpy(self.prune_encoder(boards))).numpy()
 
     @torch.inference_mode()
     def contact_probs(self, boards: np.ndarray) -> np.ndarray:

@@ -1,136 +1,97 @@
-"""Pruning nets: a small network distilled from the contact net, for ranking replies in search.
+"""Pruning nets: a small network that ranks a position's replies cheaply inside search.
 
 Inside an n-ply search the side on roll picks a reply to each of the 21 rolls at 0-ply,
 and that choice is where the search's time goes: some twenty candidates a roll, each
 encoded with the contact encoder and scored by the full contact net. gnubg ranks those
 candidates with small "pruning" nets on plain board inputs and gives only the best few to
-its full net; bgzero does the same (:func:`bgzero.search.best_replies`). The pruning net
-here is a 198-16-5 :class:`~bgzero.net.ValueNet` on Tesauro's inputs, trained to reproduce
-the contact net's five probabilities on the candidate positions its own 0-ply self-play
-meets. It only ranks; every value search returns still comes from the contact net.
+its full net; bgzero does the same (:func:`bgzero.search.best_replies`). A pruning net is
+a ``198-H-5`` ReLU :class:`~bgzero.net.ValueNet` on Tesauro's inputs, distilled from the
+contact net (:mod:`bgzero.distill`). It runs here as one numba kernel straight from the
+boards: Tesauro's inputs are mostly zeros, so the first layer adds up only the weight rows
+of the units an occupied point sets (the layout of :func:`bgzero.encode.tesauro198_kernel`),
+and no input matrix is ever built.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
-import torch
+from numba import njit
 
-from bgzero.board import START
+from bgzero.encode import TESAURO_SIDE
 from bgzero.errors import ConfigError
-from bgzero.evaluator import CONTACT, Evaluator
-from bgzero.game import game_results
-from bgzero.movegen import generate
-from bgzero.net import NetConfig, ValueNet, equity
-from bgzero.search import ROLLS, best_replies
-from bgzero.segments import segment_argmax, segment_random
+from bgzero.net import ValueNet
 
 PRUNE_ENCODER = "tesauro198"
+PRUNE_INPUTS = 2 * TESAURO_SIDE + 2
 
 
-@dataclass(frozen=True)
-class DistillReport:
-    """How well a pruning net stands in for the contact net on held-out positions."""
+class PruningNet:
+    """Equities (side on roll) from a one-hidden-layer ReLU net on Tesauro's 198 inputs."""
 
-    positions: int
-    """Training positions (contact candidates from self-play)."""
-    rmse: float
-    """Root mean squared error of its five probabilities against the contact net's."""
-    agreement: float
-    """Share of held-out (position, roll) pairs whose pruned reply equals the full 0-ply one."""
-    pairs: int
-    """Held-out (position, roll) pairs the agreement was measured on."""
+    def __init__(self, net: ValueNet):
+        cfg = net.config
+        if cfg.num_inputs != PRUNE_INPUTS or len(cfg.hidden) != 1 or cfg.activation != "relu":
+            raise ConfigError(f"a pruning net is {PRUNE_INPUTS}-H-5 with ReLU; got {cfg.num_inputs} inputs, "
+                              f"hidden {cfg.hidden}, {cfg.activation}")
+        self.net = net.eval()
+        first, head = net.body[0], net.head
+        self._w1 = np.ascontiguousarray(first.weight.detach().numpy().T, np.float32)  # (198, H)
+        self._b1 = first.bias.detach().numpy().astype(np.float32)
+        self._w2 = np.ascontiguousarray(head.weight.detach().numpy().T, np.float32)  # (H, 5)
+        self._b2 = head.bias.detach().numpy().astype(np.float32)
 
-
-def self_play_candidates(evaluator: Evaluator, positions: int, seed: int, games: int = 256,
-                         explore: float = 0.1) -> tuple[np.ndarray, np.ndarray]:
-    """Contact candidates (as search meets them) and their contact-net probabilities.
-
-    ``games`` games advance in lockstep at 0-ply, a random move with chance ``explore``
-    so the positions spread beyond the net's own best lines; every contact candidate of
-    every turn is kept. Also returns the boards the games passed through (for a held-out
-    check).
-    """
-    rng = np.random.default_rng(seed)
-    boards = np.repeat(START[None], games, axis=0)
-    found, targets, visited, total = [], [], [], 0
-    while total < positions:
-        dice = rng.integers(1, 7, size=(games, 2), dtype=np.int8)
-        moves = generate(boards, dice)
-        probs = evaluator.probs(moves.results)
-        contact = evaluator.route(moves.results) == CONTACT
-        found.append(moves.results[contact])
-        targets.append(probs[contact])
-        total += int(contact.sum())
-        pick = segment_argmax(-equity(probs), moves.offsets)
-        wander = rng.random(games) < explore
-        pick[wander] = segment_random(moves.offsets, rng)[wander]
-        boards = moves.results[pick]
-        boards[game_results(boards) != 0] = START
-        visited.append(boards[evaluator.route(boards) == CONTACT])
-    return np.concatenate(found)[:positions], np.concatenate(targets)[:positions], np.concatenate(visited)
+    def equities(self, boards: np.ndarray) -> np.ndarray:
+        """(N,) float32 cubeless equities the net gives ``boards`` (N, 2, 25)."""
+        return _equities(np.ascontiguousarray(boards, np.int8), self._w1, self._b1, self._w2, self._b2)
 
 
-def train_pruning_net(boards: np.ndarray, targets: np.ndarray, hidden: int = 16, epochs: int = 6,
-                      batch: int = 1024, lr: float = 3e-3, seed: int = 0) -> ValueNet:
-    """A ``198-hidden-5`` net fitted by mean squared error to ``targets`` for ``boards``."""
-    from bgzero.encode import get_encoder
-
-    if hidden < 1 or epochs < 1 or batch < 1 or not lr > 0:
-        raise ConfigError(f"pruning net: hidden, epochs, batch and lr must be positive (got {hidden}, {epochs}, "
-                          f"{batch}, {lr})")
-    generator = torch.Generator().manual_seed(seed)
-    torch.manual_seed(seed)
-    encoder = get_encoder(PRUNE_ENCODER)
-    x = torch.from_numpy(encoder(boards))
-    y = torch.from_numpy(np.ascontiguousarray(targets, np.float32))
-    net = ValueNet(NetConfig(num_inputs=encoder.num_inputs, hidden=[hidden]))
-    opt = torch.optim.Adam(net.parameters(), lr=lr)
-    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, epochs * ((len(x) + batch - 1) // batch))
-    for _ in range(epochs):
-        for idx in torch.randperm(len(x), generator=generator).split(batch):
-            loss = torch.nn.functional.mse_loss(net(x[idx]), y[idx])
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            sched.step()
-    return net.eval()
+@njit(cache=True, inline="always")
+def _sigmoid(v):
+    return 1.0 / (1.0 + np.exp(-v))
 
 
-def reply_agreement(evaluator: Evaluator, boards: np.ndarray) -> tuple[float, int]:
-    """Share of (board, roll) pairs, all 21 rolls of each board, where the pruned reply is
-    the contact net's own 0-ply choice."""
-    rolled = np.repeat(boards, len(ROLLS), axis=0)
-    moves = generate(rolled, np.tile(ROLLS, (len(boards), 1)))
-    pruned = best_replies(evaluator, moves)
-    full = segment_argmax(-equity(evaluator.probs(moves.results)), moves.offsets)
-    return float(np.mean(pruned == full)), len(rolled)
+@njit(cache=True)
+def _equities(boards, w1, b1, w2, b2):
+    hidden = b1.shape[0]
+    out = np.empty(boards.shape[0], np.float32)
+    h = np.empty(hidden, np.float32)
+    for k in range(boards.shape[0]):
+        h[:] = b1
+        _add(h, w1[2 * TESAURO_SIDE], 1.0)  # the side-on-roll unit (its partner unit is 0)
+        for side in range(2):
+            row = boards[k, side]
+            base = side * TESAURO_SIDE
+            for p in range(24):  # Tesauro's units per point: n>=1, n>=2, n>=3, (n-3)/2
+                n = row[p]
+                if n > 0:
+                    _add(h, w1[base + 4 * p], 1.0)
+                    if n > 1:
+                        _add(h, w1[base + 4 * p + 1], 1.0)
+                        if n > 2:
+                            _add(h, w1[base + 4 * p + 2], 1.0)
+                            if n > 3:
+                                _add(h, w1[base + 4 * p + 3], (n - 3) / 2.0)
+            if row[24] > 0:
+                _add(h, w1[base + 96], row[24] / 2.0)
+            borne_off = 15 - row.sum()
+            if borne_off > 0:
+                _add(h, w1[base + 97], borne_off / 15.0)
+        z0, z1, z2, z3, z4 = b2[0], b2[1], b2[2], b2[3], b2[4]
+        for j in range(hidden):
+            if h[j] > 0.0:
+                z0 += h[j] * w2[j, 0]
+                z1 += h[j] * w2[j, 1]
+                z2 += h[j] * w2[j, 2]
+                z3 += h[j] * w2[j, 3]
+                z4 += h[j] * w2[j, 4]
+        win = _sigmoid(z0)  # the ValueNet head: win and four conditional chances
+        wg = win * _sigmoid(z1)
+        lg = (1.0 - win) * _sigmoid(z3)
+        out[k] = 2.0 * win - 1.0 + wg - lg + wg * _sigmoid(z2) - lg * _sigmoid(z4)
+    return out
 
 
-def distill(evaluator: Evaluator, positions: int = 300_000, hidden: int = 16, seed: int = 0,
-            holdout: int = 500) -> tuple[ValueNet, DistillReport]:
-    """Train a pruning net for ``evaluator``'s contact net and measure it.
-
-    The evaluator is returned to its previous state (it keeps no pruning net); attach the
-    result with ``evaluator.prune_net`` or store it in the checkpoint.
-    """
-    if positions < 1000:
-        raise ConfigError(f"pruning net: positions={positions} is too few to fit 16 hidden units; use >= 1000")
-    boards, targets, _ = self_play_candidates(evaluator, positions, seed)
-    net = train_pruning_net(boards, targets, hidden=hidden, seed=seed)
-    held_boards, held_targets, held_visited = self_play_candidates(evaluator, 20_000, seed + 1)
-    from bgzero.encode import get_encoder
-
-    with torch.inference_mode():
-        pred = net(torch.from_numpy(get_encoder(PRUNE_ENCODER)(held_boards))).numpy()
-    rmse = float(np.sqrt(np.mean((pred - held_targets) ** 2)))
-    previous = evaluator.prune_net, evaluator.prune_encoder
-    evaluator.prune_net, evaluator.prune_encoder = net, get_encoder(PRUNE_ENCODER)
-    try:
-        rng = np.random.default_rng(seed + 2)
-        sample = held_visited[rng.choice(len(held_visited), size=min(holdout, len(held_visited)), replace=False)]
-        agreement, pairs = reply_agreement(evaluator, sample)
-    finally:
-        evaluator.prune_net, evaluator.prune_encoder = previous
-    return net, DistillReport(positions=len(boards), rmse=rmse, agreement=agreement, pairs=pairs)
+@njit(cache=True, inline="always")
+def _add(h, w, v):
+    for j in range(h.shape[0]):
+        h[j] += v * w[j]

@@ -78,14 +78,14 @@ def best_replies(evaluator, moves, keep: int = PRUNE_KEEP) -> np.ndarray:
     always evaluated exactly as at 0-ply.
     """
     results = moves.results
-    if evaluator.prune_net is None:
+    if evaluator.pruner is None:
         return segment_argmax(-equity(evaluator.probs(results)), moves.offsets)
     contact = evaluator.route(results) == CONTACT
     score = np.empty(len(results), np.float32)
     if (~contact).any():
         score[~contact] = -equity(evaluator.probs(results[~contact]))
     if contact.any():
-        score[contact] = -equity(evaluator.prune_probs(results[contact]))
+        score[contact] = -evaluator.pruner.equities(results[contact])
     rescore = contact & segment_top_k(score, moves.offsets, keep)
     final = np.where(contact, -np.inf, score).astype(np.float32)
     if rescore.any():

@@ -79,20 +79,20 @@ def main() -> None:
     evaluator = load_evaluator(args.checkpoint)
     boards, dice = sample_positions(args.positions, args.seed)
     time_bgzero(evaluator, boards[:8], dice[:8], 2, 8)  # warm-up
-    pruning = evaluator.prune_net
+    pruning = evaluator.pruner
     print(f"pruning net: {'yes' if pruning is not None else 'none (add one with bgzero-prune)'}\n")
     print("| ply | bgzero, batch of all | bgzero, one at a time | gnubg best_move | ratio (batched / gnubg) "
           "| ratio (one at a time / gnubg) |")
     print("|---|---:|---:|---:|---:|---:|")
     for ply in (0, 1, 2):
         n = len(boards) if ply < 2 else max(20, len(boards) // 4)
-        evaluator.prune_net = pruning
+        evaluator.pruner = pruning
         batched, chosen = time_bgzero(evaluator, boards[:n], dice[:n], ply, n)
         single, _ = time_bgzero(evaluator, boards[:n // 2], dice[:n // 2], ply, 1)
         gnubg = time_gnubg(boards[:n // 2], dice[:n // 2], ply)
         print(row(str(ply), batched, single, gnubg), flush=True)
         if pruning is not None and ply > 0:
-            evaluator.prune_net = None
+            evaluator.pruner = None
             batched, unpruned = time_bgzero(evaluator, boards[:n], dice[:n], ply, n)
             single, _ = time_bgzero(evaluator, boards[:n // 2], dice[:n // 2], ply, 1)
             same = np.mean([(a == b).all() for a, b in zip(chosen, unpruned)])

@@ -15,11 +15,13 @@ from bgzero.checkpoint import load_checkpoint, load_evaluator
 from bgzero.cli import CONFIGS
 from bgzero.cli.prune import run
 from bgzero.errors import CheckpointError, ConfigError
+from bgzero.encode import encode
 from bgzero.evaluator import BEAROFF, CONTACT, OVER, RACE, Evaluator, classify
 from bgzero.game import game_results, random_positions
 from bgzero.movegen import generate
 from bgzero.net import NetConfig, ValueNet, equity
-from bgzero.pruning import distill
+from bgzero.distill import distill
+from bgzero.pruning import PruningNet
 from bgzero.pubeval import is_race
 from bgzero.search import ROLLS, best_replies, evaluate_ply
 from bgzero.segments import segment_argmax, segment_top_k
@@ -66,6 +68,20 @@ def test_pruned_replies_are_the_full_choice_when_every_reply_is_kept(pruned_eval
     assert (pruned != full).any()  # an unrelated pruning net does change some choices
 
 
+def test_pruning_kernel_equals_the_network(pruned_evaluator):
+    boards, _ = random_positions(500, seed=8)
+    with torch.inference_mode():
+        want = equity(pruned_evaluator.pruner.net(torch.from_numpy(encode(boards, "tesauro198")))).numpy()
+    np.testing.assert_allclose(pruned_evaluator.pruner.equities(boards), want, atol=1e-5)
+
+
+def test_only_one_hidden_relu_layer_on_tesauro_inputs_can_prune():
+    with pytest.raises(ConfigError, match="pruning net"):
+        PruningNet(ValueNet(NetConfig(num_inputs=198, hidden=[8, 8])))
+    with pytest.raises(ConfigError, match="pruning net"):
+        PruningNet(ValueNet(NetConfig(num_inputs=250, hidden=[8])))
+
+
 def test_search_in_chunks_equals_one_batch(pruned_evaluator, monkeypatch):
     boards, _ = random_positions(7, seed=6)
     whole = evaluate_ply(pruned_evaluator, boards, 1)
@@ -75,7 +91,7 @@ def test_search_in_chunks_equals_one_batch(pruned_evaluator, monkeypatch):
 
 def test_distilled_net_ranks_replies_like_the_contact_net(plain_evaluator):
     _, report = distill(plain_evaluator, positions=20_000, hidden=16, seed=0, holdout=60)
-    assert plain_evaluator.prune_net is None  # distill leaves the evaluator as it was
+    assert plain_evaluator.pruner is None  # distill leaves the evaluator as it was
     assert report.positions == 20_000 and report.pairs == 60 * 21
     assert report.rmse < 0.05
     assert report.agreement > 0.8  # a random pruning net agrees far less often
@@ -97,9 +113,9 @@ def test_bgzero_prune_stores_a_pruning_net_that_search_uses(tiny_checkpoint, tmp
     assert done.returncode == 0, done.stderr
     assert "written to" in done.stdout
     state = load_checkpoint(out)
-    assert state["prune_encoder"] == "tesauro198" and state["prune_net_config"]["hidden"] == [16]
-    assert load_evaluator(out).prune_net is not None
-    assert load_evaluator(tiny_checkpoint).prune_net is None  # the source is untouched
+    assert state["prune_net_config"]["hidden"] == [16]
+    assert load_evaluator(out).pruner is not None
+    assert load_evaluator(tiny_checkpoint).pruner is None  # the source is untouched
 
 
 @pytest.mark.parametrize("overrides,error,message", [

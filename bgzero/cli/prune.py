@@ -9,7 +9,7 @@ from omegaconf import DictConfig
 from bgzero.checkpoint import load_checkpoint, load_evaluator, save_checkpoint
 from bgzero.cli import CONFIGS, one_line_errors
 from bgzero.errors import ConfigError
-from bgzero.pruning import PRUNE_ENCODER, distill
+from bgzero.distill import distill
 
 
 def run(cfg: DictConfig) -> str:
@@ -20,8 +20,7 @@ def run(cfg: DictConfig) -> str:
     state = load_checkpoint(cfg.checkpoint)
     net, report = distill(load_evaluator(cfg.checkpoint), positions=int(cfg.positions), hidden=int(cfg.hidden),
                           seed=int(cfg.seed))
-    state.update(prune_model=net.state_dict(), prune_net_config=net.config_dict(), prune_encoder=PRUNE_ENCODER,
-                 prune_report=asdict(report))
+    state.update(prune_model=net.state_dict(), prune_net_config=net.config_dict(), prune_report=asdict(report))
     out = save_checkpoint(cfg.out or cfg.checkpoint, state)
     return (f"pruning net 198-{cfg.hidden}-5 fitted on {report.positions:,} positions: RMSE {report.rmse:.4f} "
             f"against the contact net; picks the contact net's own reply in {report.agreement:.1%} of "
