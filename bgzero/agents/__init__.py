@@ -51,7 +51,7 @@ def make_agent(spec: str) -> Agent:
         from bgzero.agents.gnubg_agent import GnubgAgent
         return GnubgAgent(ply)
     if not arg:
-        raise ConfigError(f"agent {spec!r}: name the checkpoint file, e.g. checkpoint:checkpoints/reference.pt")
+        raise ConfigError(f"agent {spec!r}: name the checkpoint file, e.g. checkpoint:checkpoints/strong.pt")
     from bgzero.agents.neural import NeuralAgent
     from bgzero.checkpoint import load_evaluator
     return NeuralAgent(load_evaluator(arg), ply=ply, name=f"{arg}@{ply}")
