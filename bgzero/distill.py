@@ -15,11 +15,11 @@ import numpy as np
 import torch
 
 from bgzero.board import START
+from bgzero.encode import get_encoder
 from bgzero.errors import ConfigError
 from bgzero.evaluator import CONTACT, Evaluator
 from bgzero.game import game_results
 from bgzero.movegen import generate
-from bgzero.encode import get_encoder
 from bgzero.net import NetConfig, ValueNet, equity
 from bgzero.pruning import PRUNE_ENCODER, PruningNet
 from bgzero.search import ROLLS, best_replies
@@ -41,7 +41,7 @@ class DistillReport:
 
 
 def self_play_candidates(evaluator: Evaluator, positions: int, seed: int, games: int = 256,
-                         explore: float = 0.1) -> tuple[np.ndarray, np.ndarray]:
+                         explore: float = 0.1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Contact candidates (as search meets them) and their contact-net probabilities.
 
     ``games`` games advance in lockstep at 0-ply, a random move with chance ``explore``
@@ -111,7 +111,7 @@ def distill(evaluator: Evaluator, positions: int = 300_000, hidden: int = 16, se
     ``evaluator.pruner = PruningNet(net)`` or store it in the checkpoint (``bgzero-prune``).
     """
     if positions < 1000:
-        raise ConfigError(f"pruning net: positions={positions} is too few to fit 16 hidden units; use >= 1000")
+        raise ConfigError(f"pruning net: positions={positions} is too few to fit a pruning net; use >= 1000")
     boards, targets, _ = self_play_candidates(evaluator, positions, seed)
     net = train_pruning_net(boards, targets, hidden=hidden, seed=seed)
     held_boards, held_targets, held_visited = self_play_candidates(evaluator, 20_000, seed + 1)

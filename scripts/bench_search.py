@@ -100,6 +100,7 @@ def main() -> None:
 
 
 def row(label: str, batched: float, single: float, gnubg: float | None) -> str:
+    """One markdown row: rates and the ratios to gnubg."""
     if gnubg is None:
         return f"| {label} | {batched:,.1f}/s | {single:,.1f}/s | not installed | n/a | n/a |"
     return (f"| {label} | {batched:,.1f}/s | {single:,.1f}/s | {gnubg:,.1f}/s | {batched / gnubg:.2f}x "

@@ -8,8 +8,8 @@ from omegaconf import DictConfig
 
 from bgzero.checkpoint import load_checkpoint, load_evaluator, save_checkpoint
 from bgzero.cli import CONFIGS, one_line_errors
-from bgzero.errors import ConfigError
 from bgzero.distill import distill
+from bgzero.errors import ConfigError
 
 
 def run(cfg: DictConfig) -> str:
