@@ -95,7 +95,7 @@ def main() -> None:
 
     peer = best.get("gnubg_nn (C generator): import + first moves")
     print(f"best of {args.repeats} fresh processes each\n")
-    print("| process | launch to exit | numpy | numba | kernels + first generate | scipy imported | vs gnubg_nn |")
+    print("| process | launch to exit | numpy | numba | kernels + first generate | scipy imported | time ÷ gnubg_nn's |")
     print("|---|---:|---:|---:|---:|---|---:|")
     for name, _ in rows:
         wall, r = best[name]
