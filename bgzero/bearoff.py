@@ -40,7 +40,7 @@ import logging
 import os
 import time
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from math import comb
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -283,48 +283,65 @@ def cache_path() -> Path:
     return Path(root) / CACHE_NAME
 
 
-def save(db: BearoffDatabase, path: Path) -> None:
-    """Write atomically (:func:`bgzero.atomic.atomic_write`)."""
-    atomic_write(path, lambda f: np.savez(f, off=db.off, first_off=db.first_off, sha256=np.array(db.checksum())), "wb")
-
-
 class CorruptCacheError(BgzeroError, ValueError):
     """A cache file whose shape, dtype or checksum is wrong."""
 
 
-def load(path: Path) -> BearoffDatabase:
-    """Read and verify a cache file; raise :class:`CorruptCacheError` if it does not check out."""
+def save_tables(path: Path, db) -> None:
+    """Write a table database (a dataclass of float64 arrays with ``checksum()``) atomically."""
+    tables = {f.name: getattr(db, f.name) for f in fields(db)}
+    atomic_write(path, lambda f: np.savez(f, **tables, sha256=np.array(db.checksum())), "wb")
+
+
+def load_tables(path: Path, cls, shape: tuple[int, ...]):
+    """A ``cls`` database read from ``path``, every table float64 of ``shape`` and read-only,
+    its checksum verified; raise :class:`CorruptCacheError` if it does not check out."""
     try:
         with np.load(path, allow_pickle=False) as z:
-            off, first, stored = z["off"], z["first_off"], str(z["sha256"])
+            tables, stored = {f.name: z[f.name] for f in fields(cls)}, str(z["sha256"])
     except (zipfile.BadZipFile, KeyError, ValueError, EOFError) as exc:
         raise CorruptCacheError(f"{path}: unreadable ({exc})") from exc
-    want = (NUM_POSITIONS, MAX_ROLLS)
-    if off.shape != want or first.shape != want or off.dtype != np.float64 or first.dtype != np.float64:
-        raise CorruptCacheError(f"{path}: tables {off.shape} {off.dtype} / {first.shape} {first.dtype}, want {want} float64")
-    for arr in (off, first):
-        arr.setflags(write=False)
-    db = BearoffDatabase(off, first)
+    if any(t.shape != shape or t.dtype != np.float64 for t in tables.values()):
+        found = " / ".join(f"{t.shape} {t.dtype}" for t in tables.values())
+        raise CorruptCacheError(f"{path}: tables {found}, want {shape} float64")
+    for table in tables.values():
+        table.setflags(write=False)
+    db = cls(**tables)
     if db.checksum() != stored:
         raise CorruptCacheError(f"{path}: SHA-256 mismatch")
     return db
 
 
-def load_or_build(path: Path | None = None) -> BearoffDatabase:
-    """The cached database at ``path`` (default :func:`cache_path`), rebuilt if missing or corrupt."""
-    path = cache_path() if path is None else Path(path)
+def load_or_build_tables(path: Path, load, build, what: str, logger: logging.Logger):
+    """``load(path)``, or ``build()`` and cache it when the file is missing or corrupt (a
+    cache that cannot be written is only a warning: the built tables are returned)."""
     try:
         return load(path)
     except FileNotFoundError:
-        log.info("no bear-off database at %s; building it", path)
+        logger.info("no %s at %s; building it", what, path)
     except (CorruptCacheError, OSError) as exc:
-        log.warning("rebuilding the bear-off database: %s", exc)
+        logger.warning("rebuilding the %s: %s", what, exc)
     db = build()
     try:
-        save(db, path)
+        save_tables(path, db)
     except OSError as exc:
-        log.warning("could not cache the bear-off database at %s (%s); using it uncached", path, exc)
+        logger.warning("could not cache the %s at %s (%s); using it uncached", what, path, exc)
     return db
+
+
+def save(db: BearoffDatabase, path: Path) -> None:
+    """Write atomically (:func:`save_tables`)."""
+    save_tables(path, db)
+
+
+def load(path: Path) -> BearoffDatabase:
+    """Read and verify a cache file (:func:`load_tables`)."""
+    return load_tables(path, BearoffDatabase, (NUM_POSITIONS, MAX_ROLLS))
+
+
+def load_or_build(path: Path | None = None) -> BearoffDatabase:
+    """The cached database at ``path`` (default :func:`cache_path`), rebuilt if missing or corrupt."""
+    return load_or_build_tables(cache_path() if path is None else Path(path), load, build, "bear-off database", log)
 
 
 @functools.cache

@@ -30,7 +30,6 @@ import functools
 import hashlib
 import logging
 import time
-import zipfile
 from dataclasses import dataclass
 from math import comb
 from pathlib import Path
@@ -39,8 +38,7 @@ import numpy as np
 from numba import njit
 
 from bgzero import bearoff
-from bgzero.atomic import atomic_write
-from bgzero.bearoff import CorruptCacheError
+from bgzero.bearoff import CorruptCacheError  # noqa: F401  (what load raises, re-exported)
 
 log = logging.getLogger(__name__)
 
@@ -150,42 +148,19 @@ def cache_path() -> Path:
 
 
 def save(db: TwoSidedDatabase, path: Path) -> None:
-    """Write atomically (:func:`bgzero.atomic.atomic_write`)."""
-    atomic_write(path, lambda f: np.savez(f, win=db.win, sha256=np.array(db.checksum())), "wb")
+    """Write atomically (:func:`bgzero.bearoff.save_tables`)."""
+    bearoff.save_tables(path, db)
 
 
 def load(path: Path) -> TwoSidedDatabase:
-    """Read and verify a cache file; raise :class:`CorruptCacheError` if it does not check out."""
-    try:
-        with np.load(path, allow_pickle=False) as z:
-            win, stored = z["win"], str(z["sha256"])
-    except (zipfile.BadZipFile, KeyError, ValueError, EOFError) as exc:
-        raise CorruptCacheError(f"{path}: unreadable ({exc})") from exc
-    want = (NUM_POSITIONS, NUM_POSITIONS)
-    if win.shape != want or win.dtype != np.float64:
-        raise CorruptCacheError(f"{path}: table {win.shape} {win.dtype}, want {want} float64")
-    win.setflags(write=False)
-    db = TwoSidedDatabase(win)
-    if db.checksum() != stored:
-        raise CorruptCacheError(f"{path}: SHA-256 mismatch")
-    return db
+    """Read and verify a cache file (:func:`bgzero.bearoff.load_tables`)."""
+    return bearoff.load_tables(path, TwoSidedDatabase, (NUM_POSITIONS, NUM_POSITIONS))
 
 
 def load_or_build(path: Path | None = None) -> TwoSidedDatabase:
     """The cached table at ``path`` (default :func:`cache_path`), rebuilt if missing or corrupt."""
     path = cache_path() if path is None else Path(path)
-    try:
-        return load(path)
-    except FileNotFoundError:
-        log.info("no two-sided bear-off database at %s; building it", path)
-    except (CorruptCacheError, OSError) as exc:
-        log.warning("rebuilding the two-sided bear-off database: %s", exc)
-    db = build()
-    try:
-        save(db, path)
-    except OSError as exc:
-        log.warning("could not cache the two-sided bear-off database at %s (%s); using it uncached", path, exc)
-    return db
+    return bearoff.load_or_build_tables(path, load, build, "two-sided bear-off database", log)
 
 
 @functools.cache
