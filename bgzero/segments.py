@@ -45,3 +45,27 @@ def segment_top_k(scores, offsets, k):
             for j in range(k):
                 keep[lo + order[j]] = True
     return keep
+
+
+@njit(cache=True)
+def segment_runner_up(scores, offsets, best, k, u):
+    """For each segment, one of its ``k`` highest-scoring indices other than ``best``, the
+    ``floor(u * count)``-th of them (``u`` uniform in [0, 1) per segment); ``best`` itself
+    where the segment has no other candidate. Self-play explores with it: a plausible
+    second choice, not an arbitrary legal move."""
+    out = best.copy()
+    for b in range(offsets.shape[0] - 1):
+        lo, hi = offsets[b], offsets[b + 1]
+        n = min(k, hi - lo - 1)
+        if n <= 0:
+            continue
+        pick = int(u[b] * n)
+        seen = 0
+        for j in np.argsort(-scores[lo:hi], kind="mergesort"):  # stable: first on ties
+            if lo + j == best[b]:
+                continue
+            if seen == pick:
+                out[b] = lo + j
+                break
+            seen += 1
+    return out

@@ -3,7 +3,8 @@
 A :class:`SelfPlayer` keeps ``parallel_games`` games in flight; when one ends, a new game
 starts in its slot, so every ply works on a full batch. Finished games come out as
 :class:`Trajectories`: the positions each mover faced (side on roll in row 0), back to
-back, and each game's result for the mover of its last position.
+back, each game's result for the mover of its last position, and where the agent
+explored, the greedy move's result it passed over (the TD targets back up from it).
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ class Trajectories:
     boards: np.ndarray  # (P, 2, 25) int8, the positions s_t seen by the side on roll
     lengths: np.ndarray  # (G,) plies per game
     points: np.ndarray  # (G,) result for the mover of each game's last position (> 0)
+    explored: np.ndarray  # (P,) bool, the move from s_t was exploratory, not greedy
+    greedy: np.ndarray  # (E, 2, 25) int8, the greedy results at the explored s_t, in order
 
     @property
     def games(self) -> int:
@@ -31,9 +34,8 @@ class Trajectories:
 
     @staticmethod
     def concat(parts: list["Trajectories"]) -> "Trajectories":
-        return Trajectories(np.concatenate([p.boards for p in parts]),
-                            np.concatenate([p.lengths for p in parts]),
-                            np.concatenate([p.points for p in parts]))
+        return Trajectories(*(np.concatenate([getattr(p, f) for p in parts])
+                              for f in ("boards", "lengths", "points", "explored", "greedy")))
 
 
 def roll_dice(rng: np.random.Generator, n: int, opening: np.ndarray) -> np.ndarray:
@@ -57,17 +59,21 @@ class SelfPlayer:
         self.rng = np.random.default_rng(seed)
         self.boards = np.repeat(START[None], parallel_games, axis=0)
         self.history: list[list[np.ndarray]] = [[] for _ in range(parallel_games)]
+        self.passed_over: list[list[np.ndarray | None]] = [[] for _ in range(parallel_games)]
 
     def play(self, games: int) -> Trajectories:
         """Advance all slots until at least ``games`` games have finished."""
-        done_boards, lengths, points = [], [], []
+        done_boards, lengths, points, explored, greedy = [], [], [], [], []
         while len(lengths) < games:
             opening = np.array([not h for h in self.history])
             dice = roll_dice(self.rng, len(self.boards), opening)
             moves = self._generate(self.boards, dice)
-            chosen = moves.results[self.agent.choose(self.boards, dice, moves)]
+            chosen_idx, greedy_idx = self.agent.choose_and_greedy(self.boards, dice, moves)
+            chosen = moves.results[chosen_idx]
             for slot, h in enumerate(self.history):
                 h.append(self.boards[slot])
+                self.passed_over[slot].append(moves.results[greedy_idx[slot]] if chosen_idx[slot] != greedy_idx[slot]
+                                              else None)
             over = game_results(chosen)
             self.boards = chosen
             for slot in np.flatnonzero(over):
@@ -75,6 +81,10 @@ class SelfPlayer:
                 done_boards.append(np.stack(h))
                 lengths.append(len(h))
                 points.append(-int(over[slot]))  # the side now on roll lost
-                self.history[slot] = []
+                explored.extend(g is not None for g in self.passed_over[slot])
+                greedy.extend(g for g in self.passed_over[slot] if g is not None)
+                self.history[slot], self.passed_over[slot] = [], []
                 self.boards[slot] = START
-        return Trajectories(np.concatenate(done_boards), np.array(lengths), np.array(points))
+        greedy_boards = np.stack(greedy) if greedy else np.empty((0, 2, 25), np.int8)
+        return Trajectories(np.concatenate(done_boards), np.array(lengths), np.array(points),
+                            np.array(explored, bool), greedy_boards)

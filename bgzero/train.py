@@ -60,6 +60,8 @@ def check_config(cfg: DictConfig) -> None:
         raise ConfigError(f"td.optimizer={cfg.td.optimizer!r}; choose adam or sgd")
     if not 0.0 <= cfg.selfplay.epsilon <= 1.0:
         raise ConfigError(f"selfplay.epsilon={cfg.selfplay.epsilon} must be in [0, 1]")
+    if not isinstance(cfg.selfplay.explore_top, int) or cfg.selfplay.explore_top < 0:
+        raise ConfigError(f"selfplay.explore_top={cfg.selfplay.explore_top!r} must be a whole number >= 0")
     if cfg.selfplay.parallel_games < 1 or cfg.selfplay.games_per_chunk < 1:
         raise ConfigError("selfplay.parallel_games and selfplay.games_per_chunk must be positive")
     if cfg.train.games < 0 or cfg.eval.games < 0:
@@ -113,6 +115,11 @@ def make_evaluator(nets: nn.ModuleDict, cfg: DictConfig) -> Evaluator:
                      exact_bearoff=cfg.net.exact_bearoff)
 
 
+def self_play_agent(evaluator: Evaluator, cfg: DictConfig, seed: int) -> NeuralAgent:
+    """The 0-ply agent self-play games are played with, exploring as ``cfg.selfplay`` says."""
+    return NeuralAgent(evaluator, cfg.selfplay.epsilon, seed=seed, explore_top=cfg.selfplay.explore_top)
+
+
 def resolve_device(name: str) -> torch.device:
     """The learner's device; ``cuda`` on a machine without a GPU falls back to the CPU, with a warning."""
     try:
@@ -152,7 +159,10 @@ def learn(nets: nn.ModuleDict, evaluator: Evaluator, opt: torch.optim.Optimizer,
     each network then learns the positions it answers for.
     """
     values = evaluator.probs(traj.boards)
-    targets = batch_lambda_returns(values, traj.lengths, traj.points, cfg.td.lam)
+    greedy_values = np.zeros_like(values)
+    if len(traj.greedy):
+        greedy_values[traj.explored] = evaluator.probs(traj.greedy)
+    targets = batch_lambda_returns(values, traj.lengths, traj.points, cfg.td.lam, traj.explored, greedy_values)
     route = evaluator.route(traj.boards)
     device = next(nets.parameters()).device
     losses = []
@@ -229,8 +239,8 @@ def train(cfg: DictConfig) -> dict:
     n_workers = num_workers(cfg)
     seeds = [int(s.generate_state(1)[0]) for s in np.random.SeedSequence([cfg.seed, games]).spawn(max(1, n_workers))]
     workers = workers_backend(cfg)(cfg, net, seeds) if n_workers else None
-    player = None if workers else SelfPlayer(NeuralAgent(evaluator, cfg.selfplay.epsilon, seed=seeds[0]),
-                                             cfg.selfplay.parallel_games, seeds[0])
+    player = None if workers else SelfPlayer(self_play_agent(evaluator, cfg, seeds[0]), cfg.selfplay.parallel_games,
+                                             seeds[0])
     next_eval = (games // cfg.eval.every_games + 1) * cfg.eval.every_games if cfg.eval.every_games else math.inf
     next_ckpt = (games // cfg.train.checkpoint_every + 1) * cfg.train.checkpoint_every
     last_eval = "-"
@@ -280,7 +290,7 @@ def train(cfg: DictConfig) -> dict:
     log_eval(writer, result, games, wall_before + time.perf_counter() - started)
     writer.add_hparams({"lam": cfg.td.lam, "lr": cfg.td.lr, "encoder": cfg.encoder.name,
                         "hidden": str(list(cfg.net.hidden)), "race_net": bool(cfg.net.race),
-                        "epsilon": cfg.selfplay.epsilon},
+                        "epsilon": cfg.selfplay.epsilon, "explore_top": cfg.selfplay.explore_top},
                        {"hparam/ppg_vs_pubeval": result.ppg}, run_name=".")
     writer.close()
     summary = {"games": games, "positions": positions, "checkpoint": str(final_path),

@@ -19,9 +19,8 @@ from omegaconf import DictConfig, OmegaConf
 from torch import nn
 from torch.nn.utils import parameters_to_vector, vector_to_parameters
 
-from bgzero.agents.neural import NeuralAgent
 from bgzero.selfplay import SelfPlayer, Trajectories
-from bgzero.train import build_nets, make_evaluator
+from bgzero.train import build_nets, make_evaluator, self_play_agent
 
 
 class Workers(Protocol):
@@ -45,7 +44,7 @@ def self_player(cfg: DictConfig, seed: int) -> tuple[nn.ModuleDict, SelfPlayer]:
     """A worker's own CPU nets and the player that uses them; the backend loads weights into the nets."""
     torch.set_num_threads(1)
     nets = build_nets(cfg)
-    agent = NeuralAgent(make_evaluator(nets, cfg), cfg.selfplay.epsilon, seed=seed)
+    agent = self_play_agent(make_evaluator(nets, cfg), cfg, seed)
     return nets, SelfPlayer(agent, cfg.selfplay.parallel_games, seed=seed)
 
 

@@ -67,3 +67,30 @@ def test_targets_stay_within_unit_interval_despite_rounding():
     for lam in (0.3, 0.7):
         t = batch_lambda_returns(values, np.array([6]), np.array([3]), lam)
         assert t.min() >= 0.0 and t.max() <= 1.0
+
+
+def test_explored_position_backs_up_from_the_greedy_move_and_cuts_the_trace():
+    greedy = np.array([[0.20, 0.05, 0.00, 0.30, 0.04]] * 3)  # the greedy result s1 was passed over for
+    explored = np.array([True, False, False])
+    t = lambda_returns(V, final_points=1, lam=1.0, explored=explored, greedy_values=greedy)
+    np.testing.assert_allclose(t[0], flip(greedy[0]), atol=1e-6)  # not the final result, as λ = 1 would give
+    np.testing.assert_allclose(t[1], [0, 0, 0, 0, 0])  # later positions are untouched: B lost
+    # a position before an explored one bootstraps through the backed-up target
+    explored = np.array([False, True, False])
+    t = lambda_returns(V, final_points=1, lam=1.0, explored=explored, greedy_values=greedy)
+    np.testing.assert_allclose(t[1], flip(greedy[1]), atol=1e-6)
+    np.testing.assert_allclose(t[0], flip(t[1]), atol=1e-6)
+
+
+def test_batched_backups_equal_per_game_backups():
+    rng = np.random.default_rng(1)
+    lengths = np.array([4, 1, 6])
+    values, greedy = rng.random((2, lengths.sum(), 5))
+    explored = rng.random(lengths.sum()) < 0.4
+    points = np.array([2, 1, 3])
+    got = batch_lambda_returns(values, lengths, points, 0.7, explored, greedy)
+    ends = np.cumsum(lengths)
+    for g, (lo, hi) in enumerate(zip(ends - lengths, ends)):
+        want = lambda_returns(values[lo:hi], points[g], 0.7, explored[lo:hi], greedy[lo:hi])
+        np.testing.assert_allclose(got[lo:hi], want, atol=1e-6)
+    assert not np.allclose(got, batch_lambda_returns(values, lengths, points, 0.7))

@@ -32,6 +32,12 @@ def test_in_process_run_is_reproducible_from_its_seed(tmp_path):
     assert a["vs_pubeval"]["ppg"] == b["vs_pubeval"]["ppg"] and a["positions"] == b["positions"]
 
 
+def test_exploring_run_trains_in_process(tmp_path):
+    summary = train(compose_train("experiment=tiny", f"train.out_dir={tmp_path}", "selfplay.epsilon=0.2",
+                                  "selfplay.explore_top=3"))
+    assert summary["games"] >= 64 and load_checkpoint(tmp_path / "last.pt")["config"]["selfplay"]["explore_top"] == 3
+
+
 def test_resume_continues_the_count(tiny_cfg, tmp_path):
     train(tiny_cfg)
     more = compose_train("experiment=tiny", f"train.out_dir={tmp_path / 'run'}", "train.games=96",
@@ -52,7 +58,9 @@ def test_resume_with_another_net_is_refused(tiny_cfg, tmp_path):
 
 @pytest.mark.parametrize("override,key", [("td.lam=1.5", "td.lam"), ("td.lr_schedule=wavy", "lr_schedule"),
                                           ("selfplay.workers=-2", "selfplay.workers"),
-                                          ("encoder.name=fancy", "encoder")])
+                                          ("encoder.name=fancy", "encoder"),
+                                          ("selfplay.explore_top=-1", "selfplay.explore_top"),
+                                          ("selfplay.explore_top=1.5", "selfplay.explore_top")])
 def test_bad_config_values_are_named(tmp_path, override, key):
     with pytest.raises(ConfigError, match=key):
         train(compose_train("experiment=tiny", f"train.out_dir={tmp_path}", override))

@@ -10,7 +10,7 @@ from bgzero.evaluator import Evaluator
 from bgzero.movegen import MoveBatch
 from bgzero.net import equity
 from bgzero.search import DEFAULT_FILTERS, choose_moves, evaluate_ply
-from bgzero.segments import segment_argmax, segment_random
+from bgzero.segments import segment_argmax, segment_random, segment_runner_up
 
 
 class NeuralAgent(Agent):
@@ -24,23 +24,42 @@ class NeuralAgent(Agent):
     """
 
     def __init__(self, evaluator: Evaluator, epsilon: float = 0.0, seed: int = 0, name: str = "neural",
-                 ply: int = 0, filters=DEFAULT_FILTERS):
+                 ply: int = 0, filters=DEFAULT_FILTERS, explore_top: int = 0):
         self.evaluator = evaluator
         self.epsilon = epsilon
+        self.explore_top = explore_top
         self.rng = np.random.default_rng(seed)
         self.name = name
         self.ply = ply
         self.filters = filters
 
     def choose(self, boards: np.ndarray, dice: np.ndarray, moves: MoveBatch) -> np.ndarray:
+        return self.choose_and_greedy(boards, dice, moves)[0]
+
+    def choose_and_greedy(self, boards: np.ndarray, dice: np.ndarray, moves: MoveBatch) -> tuple[np.ndarray, np.ndarray]:
+        """The moves played and the greedy ones; they differ only where the agent explored.
+
+        With chance ``epsilon`` a move explores: a uniformly random legal move, or with
+        ``explore_top = k > 0`` one of the k best other moves by 0-ply equity. Self-play
+        keeps the greedy move so that the explored position learns its greedy value.
+        """
+        score = None
         if self.ply == 0:
-            best = segment_argmax(-equity(self.evaluator.probs(moves.results)), moves.offsets)
+            score = -equity(self.evaluator.probs(moves.results))
+            greedy = segment_argmax(score, moves.offsets)
         else:
-            best = choose_moves(self.evaluator, moves, self.ply, self.filters)
+            greedy = choose_moves(self.evaluator, moves, self.ply, self.filters)
+        chosen = greedy.copy()
         if self.epsilon > 0:
-            explore = self.rng.random(len(best)) < self.epsilon
-            best[explore] = segment_random(moves.offsets, self.rng)[explore]
-        return best
+            explore = self.rng.random(len(greedy)) < self.epsilon
+            if self.explore_top > 0:
+                if score is None:
+                    score = -equity(self.evaluator.probs(moves.results))
+                other = segment_runner_up(score, moves.offsets, greedy, self.explore_top, self.rng.random(len(greedy)))
+            else:
+                other = segment_random(moves.offsets, self.rng)
+            chosen[explore] = other[explore]
+        return chosen, greedy
 
     def double_decision(self, boards, states, players) -> np.ndarray:
         return cube_actions(evaluate_ply(self.evaluator, boards, self.ply), boards, states, players)[0]
