@@ -10,7 +10,6 @@ explored, the greedy move's result it passed over (the TD targets back up from i
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
@@ -50,21 +49,15 @@ def roll_dice(rng: np.random.Generator, n: int, opening: np.ndarray) -> np.ndarr
 
 
 class SelfPlayer:
-    """Plays an agent against itself, ``parallel_games`` at a time.
+    """Plays an agent against itself, ``parallel_games`` at a time."""
 
-    Games start from the opening, or from ``starts(rng, n)`` (``n`` boards, side on roll
-    in row 0) when given, which draws from the dice's generator so a run stays seeded.
-    """
-
-    def __init__(self, agent: Agent, parallel_games: int, seed: int,
-                 starts: Callable[[np.random.Generator, int], np.ndarray] | None = None):
+    def __init__(self, agent: Agent, parallel_games: int, seed: int):
         from bgzero.movegen import generate
 
         self._generate = generate
         self.agent = agent
         self.rng = np.random.default_rng(seed)
-        self.starts = starts
-        self.boards = self._new_games(parallel_games)
+        self.boards = np.repeat(START[None], parallel_games, axis=0)
         self.history: list[list[np.ndarray]] = [[] for _ in range(parallel_games)]
         self.passed_over: list[list[np.ndarray | None]] = [[] for _ in range(parallel_games)]
 
@@ -72,7 +65,7 @@ class SelfPlayer:
         """Advance all slots until at least ``games`` games have finished."""
         done_boards, lengths, points, explored, greedy = [], [], [], [], []
         while len(lengths) < games:
-            opening = np.array([not h and self.starts is None for h in self.history])
+            opening = np.array([not h for h in self.history])
             dice = roll_dice(self.rng, len(self.boards), opening)
             moves = self._generate(self.boards, dice)
             chosen_idx, greedy_idx = self.agent.choose_and_greedy(self.boards, dice, moves)
@@ -91,12 +84,7 @@ class SelfPlayer:
                 explored.extend(g is not None for g in self.passed_over[slot])
                 greedy.extend(g for g in self.passed_over[slot] if g is not None)
                 self.history[slot], self.passed_over[slot] = [], []
-                self.boards[slot] = self._new_games(1)[0]
+                self.boards[slot] = START
         greedy_boards = np.stack(greedy) if greedy else np.empty((0, 2, 25), np.int8)
         return Trajectories(np.concatenate(done_boards), np.array(lengths), np.array(points),
                             np.array(explored, bool), greedy_boards)
-
-    def _new_games(self, n: int) -> np.ndarray:
-        if self.starts is None:
-            return np.repeat(START[None], n, axis=0)
-        return self.starts(self.rng, n)

@@ -34,7 +34,6 @@ from bgzero.errors import CheckpointError, ConfigError
 from bgzero.evaluate import play_match
 from bgzero.evaluator import CONTACT, RACE, Evaluator
 from bgzero.net import NetConfig, ValueNet, equity
-from bgzero.race_starts import random_races
 from bgzero.selfplay import SelfPlayer, Trajectories
 from bgzero.td import batch_lambda_returns, td_loss
 
@@ -61,7 +60,6 @@ def check_config(cfg: DictConfig) -> None:
         raise ConfigError(f"td.optimizer={cfg.td.optimizer!r}; choose adam or sgd")
     if not 0.0 <= cfg.selfplay.epsilon <= 1.0:
         raise ConfigError(f"selfplay.epsilon={cfg.selfplay.epsilon} must be in [0, 1]")
-    game_starts(cfg)
     if not isinstance(cfg.selfplay.explore_top, int) or cfg.selfplay.explore_top < 0:
         raise ConfigError(f"selfplay.explore_top={cfg.selfplay.explore_top!r} must be a whole number >= 0")
     if cfg.selfplay.parallel_games < 1 or cfg.selfplay.games_per_chunk < 1:
@@ -120,15 +118,6 @@ def make_evaluator(nets: nn.ModuleDict, cfg: DictConfig) -> Evaluator:
 def self_play_agent(evaluator: Evaluator, cfg: DictConfig, seed: int) -> NeuralAgent:
     """The 0-ply agent self-play games are played with, exploring as ``cfg.selfplay`` says."""
     return NeuralAgent(evaluator, cfg.selfplay.epsilon, seed=seed, explore_top=cfg.selfplay.explore_top)
-
-
-def game_starts(cfg: DictConfig):
-    """What self-play games start from: ``None`` (the opening) or a generator of boards."""
-    if cfg.selfplay.start == "opening":
-        return None
-    if cfg.selfplay.start == "race":
-        return random_races
-    raise ConfigError(f"selfplay.start={cfg.selfplay.start!r}; choose opening or race")
 
 
 def resolve_device(name: str) -> torch.device:
@@ -251,7 +240,7 @@ def train(cfg: DictConfig) -> dict:
     seeds = [int(s.generate_state(1)[0]) for s in np.random.SeedSequence([cfg.seed, games]).spawn(max(1, n_workers))]
     workers = workers_backend(cfg)(cfg, net, seeds) if n_workers else None
     player = None if workers else SelfPlayer(self_play_agent(evaluator, cfg, seeds[0]), cfg.selfplay.parallel_games,
-                                             seeds[0], game_starts(cfg))
+                                             seeds[0])
     next_eval = (games // cfg.eval.every_games + 1) * cfg.eval.every_games if cfg.eval.every_games else math.inf
     next_ckpt = (games // cfg.train.checkpoint_every + 1) * cfg.train.checkpoint_every
     last_eval = "-"

@@ -20,7 +20,7 @@ from torch import nn
 from torch.nn.utils import parameters_to_vector, vector_to_parameters
 
 from bgzero.selfplay import SelfPlayer, Trajectories
-from bgzero.train import build_nets, game_starts, make_evaluator, self_play_agent
+from bgzero.train import build_nets, make_evaluator, self_play_agent
 
 
 class Workers(Protocol):
@@ -45,7 +45,7 @@ def self_player(cfg: DictConfig, seed: int) -> tuple[nn.ModuleDict, SelfPlayer]:
     torch.set_num_threads(1)
     nets = build_nets(cfg)
     agent = self_play_agent(make_evaluator(nets, cfg), cfg, seed)
-    return nets, SelfPlayer(agent, cfg.selfplay.parallel_games, seed=seed, starts=game_starts(cfg))
+    return nets, SelfPlayer(agent, cfg.selfplay.parallel_games, seed=seed)
 
 
 def _worker(cfg_yaml: str, shared: torch.Tensor, version, lock, out, stop, seed: int):

@@ -1,15 +1,13 @@
-"""Self-play: exploration (the explored moves and the greedy results they passed over), and race starts."""
+"""Self-play with exploration: the explored moves, and the greedy results they passed over."""
 
 import numpy as np
 import torch
 
 from bgzero.agents.neural import NeuralAgent
-from bgzero.board import START, borne_off, pip_counts, validate
-from bgzero.evaluator import CONTACT, RACE, Evaluator, classify
+from bgzero.evaluator import Evaluator
 from bgzero.game import random_positions
 from bgzero.movegen import generate
 from bgzero.net import NetConfig, ValueNet, equity
-from bgzero.race_starts import random_races
 from bgzero.segments import segment_runner_up
 from bgzero.selfplay import SelfPlayer, Trajectories
 
@@ -57,22 +55,3 @@ def test_trajectories_record_every_explored_move_and_its_greedy_result():
 def test_greedy_self_play_explores_nothing():
     traj = SelfPlayer(small_agent(), parallel_games=4, seed=1).play(4)
     assert not traj.explored.any() and traj.greedy.shape == (0, 2, 25)
-
-
-def test_random_races_are_legal_races_reproducible_from_the_seed():
-    boards = random_races(np.random.default_rng(7), 500)
-    for board in boards:
-        validate(board)
-    assert (classify(boards) == RACE).all()
-    assert np.array_equal(boards, random_races(np.random.default_rng(7), 500))
-    pips = np.array([pip_counts(b) for b in boards])
-    assert (np.abs(pips[:, 0] - pips[:, 1]) > 60).mean() > 0.2  # lopsided races, where gammons are at stake
-    assert (borne_off(boards) > 0).any() and (borne_off(boards) == 0).mean() > 0.6
-
-
-def test_self_play_from_race_starts_plays_races_to_the_end():
-    traj = SelfPlayer(small_agent(), parallel_games=8, seed=2, starts=random_races).play(16)
-    starts = np.cumsum(traj.lengths) - traj.lengths
-    assert (classify(traj.boards) != CONTACT).all()
-    assert not any(np.array_equal(traj.boards[s], START) for s in starts)
-    assert traj.lengths.min() >= 1 and set(np.abs(traj.points)) <= {1, 2, 3}

@@ -8,7 +8,6 @@ import sys
 import time
 
 import pytest
-import torch
 
 from bgzero.checkpoint import load_checkpoint
 from bgzero.errors import CheckpointError, ConfigError
@@ -39,17 +38,6 @@ def test_exploring_run_trains_in_process(tmp_path):
     assert summary["games"] >= 64 and load_checkpoint(tmp_path / "last.pt")["config"]["selfplay"]["explore_top"] == 3
 
 
-def test_race_start_run_trains_only_the_race_net(tmp_path):
-    cfg = compose_train("experiment=tiny", f"train.out_dir={tmp_path}", "selfplay.start=race", "net.race.hidden=[8]")
-    train(compose_train("experiment=tiny", f"train.out_dir={tmp_path / 'a'}", "net.race.hidden=[8]", "train.games=32"))
-    before = load_checkpoint(tmp_path / "a" / "last.pt")
-    cfg.train.resume = str(tmp_path / "a" / "last.pt")
-    train(cfg)
-    after = load_checkpoint(tmp_path / "last.pt")
-    assert all(torch.equal(before["model"][k], after["model"][k]) for k in before["model"])
-    assert not all(torch.equal(before["race_model"][k], after["race_model"][k]) for k in before["race_model"])
-
-
 def test_resume_continues_the_count(tiny_cfg, tmp_path):
     train(tiny_cfg)
     more = compose_train("experiment=tiny", f"train.out_dir={tmp_path / 'run'}", "train.games=96",
@@ -72,8 +60,7 @@ def test_resume_with_another_net_is_refused(tiny_cfg, tmp_path):
                                           ("selfplay.workers=-2", "selfplay.workers"),
                                           ("encoder.name=fancy", "encoder"),
                                           ("selfplay.explore_top=-1", "selfplay.explore_top"),
-                                          ("selfplay.explore_top=1.5", "selfplay.explore_top"),
-                                          ("selfplay.start=middlegame", "selfplay.start")])
+                                          ("selfplay.explore_top=1.5", "selfplay.explore_top")])
 def test_bad_config_values_are_named(tmp_path, override, key):
     with pytest.raises(ConfigError, match=key):
         train(compose_train("experiment=tiny", f"train.out_dir={tmp_path}", override))
