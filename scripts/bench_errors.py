@@ -39,6 +39,7 @@ import numpy as np
 from bgzero.agents import make_agent
 from bgzero.board import START, to_gnubg
 from bgzero.errors import ConfigError
+from bgzero.ids import position_id
 from bgzero.movegen import generate
 
 CLASSES = ("contact", "crashed", "race")
@@ -244,6 +245,17 @@ def table(rows: list[tuple[str, np.ndarray | None, float]], classes: np.ndarray)
     return "\n".join(lines)
 
 
+def worst(name: str, loss: np.ndarray, ref: Reference, n: int, shown: int = 5) -> str:
+    """How much of the agent's total loss its ``n`` worst positions carry, and the worst
+    few by gnubg Position ID: a heavy tail says the agent blunders in a few positions
+    (look at them); a flat one says it is a little off everywhere."""
+    order = np.argsort(-loss, kind="stable")
+    share = loss[order[:n]].sum() / max(loss.sum(), 1e-12)
+    worst_few = ", ".join(f"{position_id(ref.boards[p])} {ref.dice[p][0]}{ref.dice[p][1]} ({1000 * loss[p]:.0f})"
+                          for p in order[:shown])
+    return f"{name}: the worst {n} positions carry {100 * share:.0f}% of the loss; worst: {worst_few}"
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--agent", action="append", default=[], help="agent spec (repeatable), e.g. "
@@ -253,6 +265,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--ref-plies", type=int, default=2, choices=(0, 1, 2), help="gnubg's ply for the reference")
     parser.add_argument("--cache", type=Path, default=CACHE, help="where a freshly built reference is saved")
     parser.add_argument("--workers", type=int, default=0, help="processes for the reference (0: one per CPU)")
+    parser.add_argument("--worst", type=int, default=0, help="also print each agent's share of loss in its N worst "
+                        "positions, and the worst by Position ID")
     args = parser.parse_args(argv)
 
     ref, where = get_reference(args.positions, args.seed, args.ref_plies, args.cache, args.workers)
@@ -278,6 +292,11 @@ def main(argv: list[str] | None = None) -> None:
         loss = agent_losses(agent, ref)
         rows.append((spec, loss, time.perf_counter() - t))
     print(table(rows, ref.classes))
+    if args.worst > 0:
+        print()
+        for name, loss, _ in rows:
+            if loss is not None:
+                print(worst(name, loss, ref, args.worst))
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ import pytest
 
 from bgzero.agents.base import Agent
 from bgzero.board import START
+from bgzero.ids import position_id
 from bgzero.movegen import generate
 
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "bench_errors.py"
@@ -80,17 +81,25 @@ def test_cells_table_and_cache_round_trip(tmp_path):
     assert (back.results == ref.results).all() and (back.equity == ref.equity).all() and back.meta == ref.meta
 
 
+def test_worst_positions_share_of_the_loss():
+    ref, _ = hand_made()
+    line = bench.worst("fixed", np.array([0.001, 0.003]), ref, 1)
+    assert line.startswith("fixed: the worst 1 positions carry 75% of the loss; worst: ")
+    pid = position_id(START)
+    assert line.endswith(f"worst: {pid} 65 (3), {pid} 31 (1)")  # worst first, with its roll and loss x1000
+
+
 @pytest.mark.gnubg
 def test_live_run_on_five_positions(tmp_path, capsys):
     pytest.importorskip("gnubg")
     pytest.importorskip("gnubg_nn")
     bench.main(["--positions", "5", "--seed", "3", "--ref-plies", "0", "--workers", "1", "--cache", str(tmp_path),
-                "--agent", "random"])
+                "--agent", "random", "--worst", "2"])
     out = capsys.readouterr().out
     assert (tmp_path / "errors_3_5_0ply.npz").exists()
     ref = bench.Reference.load(tmp_path / "errors_3_5_0ply.npz")
     assert len(ref.boards) == 5 and (np.diff(ref.offsets) > 1).all()
     # gnubg_nn's 0-ply net is the one the 0-ply reference judges with: it never loses equity
     assert "| gnubg@0 | 0.00 ± 0.00 |" in out
-    for row in ("| gnubg@1 |", "| pubeval |", "| random |"):
+    for row in ("| gnubg@1 |", "| pubeval |", "| random |", "random: the worst 2 positions carry"):
         assert row in out
