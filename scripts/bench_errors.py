@@ -20,6 +20,8 @@ in the units of gnubg's own benchmarks ("error rate"):
    shows the mean loss x1000 with a 95% normal interval (mean +- 1.96 sd / sqrt n), overall
    and per class, and how often the agent found the reference's best move. gnubg 0-ply,
    gnubg 1-ply and pubeval are always shown as yardsticks (a dash where gnubg-nn is absent).
+   ``--worst N`` adds each agent's share of its loss in its N worst positions, and the
+   worst of them by Position ID, to look at.
 
     python scripts/bench_errors.py --agent checkpoint:checkpoints/reference.pt@0 --positions 1000 --seed 0
 """
