@@ -38,13 +38,14 @@ def lambda_returns(values: np.ndarray, final_points: int, lam: float, explored: 
     (its own side's view, the opponent's) and the target backs up from it instead.
     """
     values = np.asarray(values, dtype=np.float64)
+    backups = _greedy_backups(explored, greedy_values)
     T = len(values)
     targets = np.empty((T, values.shape[1]), np.float64)
     targets[T - 1] = result_probs(final_points)
-    _back_up_greedy(targets, np.array([T - 1]), explored, greedy_values)
+    _back_up_greedy(targets, np.array([T - 1]), explored, backups)
     for t in range(T - 2, -1, -1):
         targets[t] = flip((1 - lam) * values[t + 1] + lam * targets[t + 1])
-        _back_up_greedy(targets, np.array([t]), explored, greedy_values)
+        _back_up_greedy(targets, np.array([t]), explored, backups)
     return np.clip(targets, 0.0, 1.0).astype(np.float32)  # rounding must not leave [0, 1]
 
 
@@ -56,25 +57,31 @@ def batch_lambda_returns(values: np.ndarray, lengths: np.ndarray, final_points: 
     per position.
     """
     lengths = np.asarray(lengths)
+    backups = _greedy_backups(explored, greedy_values)
     ends = np.cumsum(lengths)
     targets = np.empty_like(values, dtype=np.float64)
     targets[ends - 1] = result_probs(np.asarray(final_points))
-    _back_up_greedy(targets, ends - 1, explored, greedy_values)
+    _back_up_greedy(targets, ends - 1, explored, backups)
     for back in range(1, int(lengths.max(initial=0))):
         live = lengths > back
         idx = ends[live] - 1 - back
         targets[idx] = flip((1 - lam) * values[idx + 1] + lam * targets[idx + 1])
-        _back_up_greedy(targets, idx, explored, greedy_values)
+        _back_up_greedy(targets, idx, explored, backups)
     return np.clip(targets, 0.0, 1.0).astype(np.float32)  # rounding must not leave [0, 1]
 
 
+def _greedy_backups(explored: np.ndarray | None, greedy_values: np.ndarray | None) -> np.ndarray | None:
+    """The target of every explored position, ``flip(V(greedy result))``, computed once."""
+    return None if explored is None else flip(np.asarray(greedy_values, np.float64))
+
+
 def _back_up_greedy(targets: np.ndarray, idx: np.ndarray, explored: np.ndarray | None,
-                    greedy_values: np.ndarray | None) -> None:
+                    backups: np.ndarray | None) -> None:
     """Overwrite the targets of the explored positions among ``idx`` with their greedy backup."""
     if explored is None:
         return
     idx = idx[explored[idx]]
-    targets[idx] = flip(np.asarray(greedy_values, np.float64)[idx])
+    targets[idx] = backups[idx]
 
 
 def td_loss(probs: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:

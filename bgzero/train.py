@@ -159,10 +159,11 @@ def learn(nets: nn.ModuleDict, evaluator: Evaluator, opt: torch.optim.Optimizer,
     each network then learns the positions it answers for.
     """
     values = evaluator.probs(traj.boards)
-    greedy_values = np.zeros_like(values)
+    explored = greedy_values = None  # greedy games (the default) take the plain λ-return path
     if len(traj.greedy):
-        greedy_values[traj.explored] = evaluator.probs(traj.greedy)
-    targets = batch_lambda_returns(values, traj.lengths, traj.points, cfg.td.lam, traj.explored, greedy_values)
+        explored, greedy_values = traj.explored, np.zeros_like(values)
+        greedy_values[explored] = evaluator.probs(traj.greedy)
+    targets = batch_lambda_returns(values, traj.lengths, traj.points, cfg.td.lam, explored, greedy_values)
     route = evaluator.route(traj.boards)
     device = next(nets.parameters()).device
     losses = []
