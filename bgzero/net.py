@@ -69,6 +69,32 @@ class ValueNet(nn.Module):
         return asdict(self.config)
 
 
+def widened(net: ValueNet, extra: int, seed: int = 0) -> ValueNet:
+    """A copy of one-hidden-layer ``net`` with ``extra`` more hidden units, computing the same function.
+
+    The new units start with random incoming weights (half the default scale) and zero
+    outgoing ones (Net2Net): training
+    can give them work without the net first forgetting what it knows, which is how
+    fine-tuning on search targets adds capacity to a trained net.
+    """
+    if len(net.config.hidden) != 1 or extra < 1:
+        raise ConfigError(f"widening needs one hidden layer and extra >= 1 (got hidden={net.config.hidden}, "
+                          f"extra={extra})")
+    width = net.config.hidden[0]
+    with torch.random.fork_rng():
+        torch.manual_seed(seed)
+        wide = ValueNet(NetConfig(num_inputs=net.config.num_inputs, hidden=[width + extra],
+                                  activation=net.config.activation))
+    with torch.no_grad():
+        wide.body[0].weight[:width] = net.body[0].weight
+        wide.body[0].bias[:width] = net.body[0].bias
+        wide.body[0].weight[width:] *= 0.5
+        wide.head.weight.zero_()
+        wide.head.weight[:, :width] = net.head.weight
+        wide.head.bias.copy_(net.head.bias)
+    return wide.train(net.training)
+
+
 def probs_from_logits(logits: torch.Tensor) -> torch.Tensor:
     """The five cumulative probabilities from the conditional logits (consistent by construction)."""
     s = torch.sigmoid(logits)

@@ -217,7 +217,10 @@ def train(cfg: DictConfig) -> dict:
         net["contact"].load_state_dict(state["model"])
         if "race" in net:
             net["race"].load_state_dict(state["race_model"])
-        opt.load_state_dict(state["optimizer"])
+        if "optimizer" in state:
+            opt.load_state_dict(state["optimizer"])
+        else:  # fine-tuned outside TD training (scripts/search_finetune.py): a fresh optimizer
+            print(f"bgzero: {cfg.train.resume} has no optimizer state; training continues with a fresh optimizer")
         games, positions = state["games"], state["positions"]
         wall_before = state.get("wall_seconds", 0.0)
         rng.bit_generator.state = state["rng"]

@@ -1,70 +1,93 @@
-"""Fine-tune a checkpoint's contact net on its own 1-ply evaluations (bgzero/search_targets.py).
+"""Fine-tune a checkpoint's contact net on its own 2-ply evaluations (bgzero/search_targets.py).
 
-Positions are the contact candidates of the checkpoint's 0-ply self-play (seeded, with a
-little exploration); their 1-ply evaluations are computed in ``--processes`` workers and
-kept in ``--targets`` (an .npz reused by later runs with the same file); the contact net
-is then trained on them and written, with a fresh pruning net, to ``--out``.
+The data are pairs of files from ``scripts/make_search_targets.py``, given as
+``--data CANDIDATES:TARGETS`` (repeatable): each targets file labels a prefix of its
+candidates file, whose checksum it records and which is checked here. The contact net
+learns the targets' differences between the candidates of each turn
+(:func:`bgzero.search_targets.rank_fine_tune`), after ``--widen`` more hidden units are
+added to it (:func:`bgzero.net.widened`: the 2-ply differences need more capacity than
+self-play filled the net with); a fresh pruning net is then distilled
+from it for 1- and 2-ply search, and the checkpoint is written to ``--out``.
 
-    python scripts/search_finetune.py checkpoints/strong.pt --positions 300000 --out runs/strong_1ply.pt
+    python scripts/search_finetune.py checkpoints/strong.pt --out runs/strong_search.pt --widen 256 \\
+        --data runs/search/candidates0.npz:runs/search/targets0.npz \\
+        --data runs/search/candidates1.npz:runs/search/targets1.npz
 """
 
 from __future__ import annotations
 
 import argparse
-import os
+import hashlib
+import sys
+import zipfile
 import time
 from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
-import torch
-from tqdm import tqdm
 
-from bgzero.atomic import atomic_write
 from bgzero.checkpoint import load_checkpoint, load_evaluator, save_checkpoint
-from bgzero.distill import distill, self_play_candidates
-from bgzero.net import equity
-from bgzero.search_targets import fine_tune, one_ply_targets
+from bgzero.distill import distill
+from bgzero.errors import ConfigError
+from bgzero.net import widened
+from bgzero.search_targets import rank_fine_tune
+
+
+def load_labelled(pairs: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Boards, turn numbers (distinct across files) and targets of every labelled candidate."""
+    boards, turns, targets, next_turn = [], [], [], 0
+    for pair in pairs:
+        candidates_path, sep, targets_path = pair.partition(":")
+        if not sep:
+            raise ConfigError(f"--data {pair!r}: expected CANDIDATES:TARGETS")
+        labels = np.load(targets_path)
+        if str(labels["candidates_sha256"]) != hashlib.sha256(Path(candidates_path).read_bytes()).hexdigest():
+            raise ConfigError(f"{targets_path} was not made from {candidates_path} (checksums differ)")
+        candidates = np.load(candidates_path)
+        n = len(labels["targets"])
+        last = candidates["turns"][n - 1] if n else -1
+        whole = candidates["turns"][:n] < last if n < len(candidates["turns"]) else slice(None)  # whole turns only
+        boards.append(candidates["boards"][:n][whole])
+        turns.append(candidates["turns"][:n][whole] + next_turn)
+        targets.append(labels["targets"][whole])
+        next_turn += int(candidates["turns"].max()) + 1
+    return np.concatenate(boards), np.concatenate(turns), np.concatenate(targets)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("checkpoint")
     ap.add_argument("--out", required=True, help="checkpoint to write")
-    ap.add_argument("--positions", type=int, default=300_000)
-    ap.add_argument("--targets", type=Path, default=None, help="npz of positions and 1-ply targets (made if missing)")
-    ap.add_argument("--epochs", type=int, default=2)
+    ap.add_argument("--data", action="append", required=True, metavar="CANDIDATES:TARGETS")
+    ap.add_argument("--epochs", type=int, default=3)
     ap.add_argument("--lr", type=float, default=1e-4)
+    ap.add_argument("--widen", type=int, default=0, help="hidden units to add to the contact net first")
+    ap.add_argument("--anchor", type=float, default=0.1, help="weight of the pull toward the starting outputs")
+    ap.add_argument("--prune-positions", type=int, default=300_000, help="self-play candidates for the pruning net")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--processes", type=int, default=os.cpu_count() or 1)
     args = ap.parse_args()
-    torch.set_num_threads(1)
 
+    try:
+        boards, turns, targets = load_labelled(args.data)
+    except (ConfigError, OSError, KeyError, ValueError, zipfile.BadZipFile) as exc:
+        sys.exit(f"search_finetune: {exc}")
+    print(f"{len(boards):,} labelled candidates of {len(np.unique(turns)):,} turns")
     state = load_checkpoint(args.checkpoint)
     evaluator = load_evaluator(args.checkpoint)
-    if args.targets is not None and args.targets.exists():
-        data = np.load(args.targets)
-        boards, targets = data["boards"], data["targets"]
-        print(f"{len(boards):,} positions and 1-ply targets from {args.targets}")
-    else:
-        start = time.time()
-        boards, zero_ply, _ = self_play_candidates(evaluator, args.positions, args.seed)
-        with tqdm(total=len(boards), unit="pos", desc="1-ply targets") as bar:
-            targets = one_ply_targets(args.checkpoint, boards, args.processes, progress=bar.update)
-        print(f"{len(boards):,} positions, 1-ply targets in {time.time() - start:.0f} s; mean |1-ply - 0-ply| "
-              f"equity {np.abs(equity(targets) - equity(zero_ply)).mean():.4f}")
-        if args.targets is not None:
-            atomic_write(args.targets, lambda f: np.savez(f, boards=boards, targets=targets), "wb")
-
-    history = fine_tune(evaluator.net, evaluator.encoder, boards, targets, epochs=args.epochs, lr=args.lr,
-                        seed=args.seed)
-    print("loss per epoch: " + ", ".join(f"{h:.4f}" for h in history))
+    if args.widen:
+        evaluator.net = widened(evaluator.net, args.widen, args.seed)
+    start = time.time()
+    history = rank_fine_tune(evaluator.net, evaluator.encoder, boards, turns, targets, epochs=args.epochs,
+                             lr=args.lr, anchor=args.anchor, seed=args.seed)
+    print(f"turn-centred squared error per epoch: {', '.join(f'{h:.6f}' for h in history)} "
+          f"({time.time() - start:.0f} s)")
     evaluator.pruner = None
-    prune, report = distill(evaluator, seed=args.seed)
-    state.update(model=evaluator.net.state_dict(), prune_model=prune.state_dict(),
+    prune, report = distill(evaluator, positions=args.prune_positions, seed=args.seed)
+    state.pop("optimizer", None)  # the TD optimizer's moments no longer fit the fine-tuned (maybe wider) net
+    state.update(model=evaluator.net.state_dict(), net_config=evaluator.net.config_dict(), prune_model=prune.state_dict(),
                  prune_net_config=prune.config_dict(), prune_report=asdict(report),
-                 search_finetune={"from": str(args.checkpoint), "positions": len(boards), "epochs": args.epochs,
-                                  "lr": args.lr, "seed": args.seed})
+                 search_finetune={"from": str(args.checkpoint), "data": args.data, "positions": len(boards),
+                                  "widen": args.widen, "epochs": args.epochs, "lr": args.lr, "anchor": args.anchor, "seed": args.seed})
     print(f"written to {save_checkpoint(args.out, state)}")
 
 

@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from bgzero.errors import ConfigError
-from bgzero.net import NetConfig, ValueNet, equity, flip
+from bgzero.net import NetConfig, ValueNet, equity, flip, widened
 
 
 def test_outputs_are_consistent_for_any_input():
@@ -38,3 +38,22 @@ def test_bad_config_values_are_named():
         NetConfig(activation="swish")
     with pytest.raises(ConfigError, match="positive"):
         NetConfig(hidden=[0])
+
+
+def test_a_widened_net_computes_the_same_function_and_can_learn_more():
+    net = ValueNet(NetConfig(num_inputs=10, hidden=[6]))
+    wide = widened(net, 4, seed=1)
+    assert wide.config.hidden == [10]
+    x = torch.randn(50, 10)
+    with torch.no_grad():
+        torch.testing.assert_close(wide(x), net(x))
+    wide(x).sum().backward()
+    assert wide.head.weight.grad[:, 6:].abs().sum() > 0  # the new units get gradient from the start
+    assert widened(net, 4, seed=1).state_dict()["body.0.weight"].equal(wide.state_dict()["body.0.weight"])
+
+
+def test_widening_needs_one_hidden_layer():
+    with pytest.raises(ConfigError, match="one hidden layer"):
+        widened(ValueNet(NetConfig(num_inputs=10, hidden=[6, 6])), 4)
+    with pytest.raises(ConfigError, match="extra"):
+        widened(ValueNet(NetConfig(num_inputs=10, hidden=[6])), 0)

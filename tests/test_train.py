@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from bgzero.checkpoint import load_checkpoint
+from bgzero.checkpoint import load_checkpoint, save_checkpoint
 from bgzero.errors import CheckpointError, ConfigError
 from bgzero.train import learning_rate, train
 from tests.conftest import compose_train
@@ -91,3 +91,13 @@ def test_kill_dash_nine_then_resume(tmp_path):
                                   f"train.resume={out / 'last.pt'}"))
     assert summary["games"] >= target
     assert load_checkpoint(out / "last.pt")["games"] == summary["games"]
+
+
+def test_resume_from_a_checkpoint_without_optimizer_state(tiny_cfg, tmp_path):
+    train(tiny_cfg)
+    state = load_checkpoint(tmp_path / "run" / "last.pt")
+    del state["optimizer"]  # as scripts/search_finetune.py writes it
+    save_checkpoint(tmp_path / "tuned.pt", state)
+    more = compose_train("experiment=tiny", f"train.out_dir={tmp_path / 'more'}", f"train.games={state['games'] + 32}",
+                         f"train.resume={tmp_path / 'tuned.pt'}")
+    assert train(more)["games"] >= state["games"] + 32

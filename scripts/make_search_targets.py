@@ -1,0 +1,80 @@
+"""Label a checkpoint's self-play candidates with its own n-ply evaluations (bgzero/search_targets.py).
+
+The slow half of search-target fine-tuning, made to run on a bigger machine against a
+fixed budget: ``--candidates`` (made here and kept if missing) holds whole turns in random
+order, and the workers label a prefix of it in ``--seconds``; ``--out`` gets that prefix's
+targets (float32, (M, 5)) and the candidates file's checksum, so a later fine-tune pairs them
+with the right boards. ``scripts/search_finetune.py`` trains on the result.
+
+    python scripts/make_search_targets.py checkpoints/strong.pt --candidates runs/search/candidates.npz \
+        --positions 600000 --ply 2 --processes 16 --seconds 450 --out runs/search/targets.npz
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from bgzero.atomic import atomic_write
+from bgzero.checkpoint import load_evaluator
+from bgzero.search import evaluate_ply
+from bgzero.search_targets import candidate_turns, ply_targets
+
+
+BEAROFF_BOARD = np.zeros((1, 2, 25), np.int8)
+BEAROFF_BOARD[0, :, :6] = [3, 3, 3, 2, 2, 2]
+
+
+def checksum(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("checkpoint")
+    ap.add_argument("--candidates", type=Path, required=True, help="npz of boards and turns (made if missing)")
+    ap.add_argument("--out", type=Path, required=True, help="npz of the labelled prefix's targets")
+    ap.add_argument("--positions", type=int, default=600_000, help="candidates to make when the file is missing")
+    ap.add_argument("--top", type=int, default=8, help="best contact candidates kept per turn")
+    ap.add_argument("--ply", type=int, default=2)
+    ap.add_argument("--processes", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--seconds", type=float, default=None, help="labelling budget; a prefix is returned")
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+    torch.set_num_threads(1)
+
+    evaluator = load_evaluator(args.checkpoint)
+    if not args.candidates.exists():
+        boards, turns = candidate_turns(evaluator, args.positions, args.seed, args.top)
+        atomic_write(args.candidates, lambda f: np.savez_compressed(f, boards=boards, turns=turns), "wb")
+        print(f"{len(boards):,} candidates of {len(np.unique(turns)):,} turns written to {args.candidates}")
+    data = np.load(args.candidates)
+    boards = data["boards"]
+    start = time.time()
+    evaluate_ply(evaluator, boards[:4], args.ply)  # compile the kernels and build the bear-off
+    evaluator.probs(BEAROFF_BOARD)                  # tables once, before the workers load them
+    print(f"kernels ready in {time.time() - start:.0f} s; labelling {len(boards):,} candidates at {args.ply}-ply "
+          f"with {args.processes} processes", flush=True)
+    done = [0]
+
+    def progress(n: int) -> None:
+        done[0] += n
+        if done[0] % (100 * 96) < n:
+            print(f"{done[0]:,} labelled, {done[0] / (time.time() - start):.0f}/s", flush=True)
+
+    targets = ply_targets(args.checkpoint, boards, args.ply, args.processes, seconds=args.seconds, progress=progress)
+    elapsed = time.time() - start
+    atomic_write(args.out, lambda f: np.savez(f, targets=targets, ply=args.ply,
+                                              candidates_sha256=checksum(args.candidates)), "wb")
+    print(f"{len(targets):,} of {len(boards):,} candidates labelled in {elapsed:.0f} s "
+          f"({len(targets) / elapsed:.0f}/s); written to {args.out}")
+
+
+if __name__ == "__main__":
+    main()
