@@ -73,9 +73,8 @@ def widened(net: ValueNet, extra: int, seed: int = 0) -> ValueNet:
     """A copy of one-hidden-layer ``net`` with ``extra`` more hidden units, computing the same function.
 
     The new units start with random incoming weights (half the default scale) and zero
-    outgoing ones (Net2Net): training
-    can give them work without the net first forgetting what it knows, which is how
-    fine-tuning on search targets adds capacity to a trained net.
+    outgoing ones (Net2Net): training can give them work without the net first forgetting
+    what it knows, which is how fine-tuning on search targets adds capacity to a trained net.
     """
     if len(net.config.hidden) != 1 or extra < 1:
         raise ConfigError(f"widening needs one hidden layer and extra >= 1 (got hidden={net.config.hidden}, "

@@ -6,8 +6,8 @@ order, and the workers label a prefix of it in ``--seconds``; ``--out`` gets tha
 targets (float32, (M, 5)) and the candidates file's checksum, so a later fine-tune pairs them
 with the right boards. ``scripts/search_finetune.py`` trains on the result.
 
-    python scripts/make_search_targets.py checkpoints/strong.pt --candidates runs/search/candidates.npz \
-        --positions 600000 --ply 2 --processes 16 --seconds 450 --out runs/search/targets.npz
+    python scripts/make_search_targets.py checkpoints/strong_td.pt --candidates runs/search/candidates0.npz \
+        --positions 500000 --ply 2 --processes 16 --seconds 430 --out runs/search/targets0.npz
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import os
+import sys
 import time
 from pathlib import Path
 
@@ -23,6 +24,7 @@ import torch
 
 from bgzero.atomic import atomic_write
 from bgzero.checkpoint import load_evaluator
+from bgzero.errors import BgzeroError
 from bgzero.search import evaluate_ply
 from bgzero.search_targets import candidate_turns, ply_targets
 
@@ -49,7 +51,10 @@ def main() -> None:
     args = ap.parse_args()
     torch.set_num_threads(1)
 
-    evaluator = load_evaluator(args.checkpoint)
+    try:
+        evaluator = load_evaluator(args.checkpoint)
+    except (BgzeroError, OSError) as exc:
+        sys.exit(f"make_search_targets: {exc}")
     if not args.candidates.exists():
         boards, turns = candidate_turns(evaluator, args.positions, args.seed, args.top)
         atomic_write(args.candidates, lambda f: np.savez_compressed(f, boards=boards, turns=turns), "wb")
@@ -65,7 +70,7 @@ def main() -> None:
 
     def progress(n: int) -> None:
         done[0] += n
-        if done[0] % (100 * 96) < n:
+        if done[0] % 10_000 < n:  # a line per 10,000
             print(f"{done[0]:,} labelled, {done[0] / (time.time() - start):.0f}/s", flush=True)
 
     targets = ply_targets(args.checkpoint, boards, args.ply, args.processes, seconds=args.seconds, progress=progress)

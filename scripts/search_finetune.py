@@ -9,7 +9,7 @@ added to it (:func:`bgzero.net.widened`: the 2-ply differences need more capacit
 self-play filled the net with); a fresh pruning net is then distilled
 from it for 1- and 2-ply search, and the checkpoint is written to ``--out``.
 
-    python scripts/search_finetune.py checkpoints/strong.pt --out runs/strong_search.pt --widen 256 \\
+    python scripts/search_finetune.py checkpoints/strong_td.pt --out runs/strong_search.pt --widen 768 \\
         --data runs/search/candidates0.npz:runs/search/targets0.npz \\
         --data runs/search/candidates1.npz:runs/search/targets1.npz
 """
@@ -19,8 +19,8 @@ from __future__ import annotations
 import argparse
 import hashlib
 import sys
-import zipfile
 import time
+import zipfile
 from dataclasses import asdict
 from pathlib import Path
 
