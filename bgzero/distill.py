@@ -40,32 +40,45 @@ class DistillReport:
     """Held-out (position, roll) pairs the agreement was measured on."""
 
 
-def self_play_candidates(evaluator: Evaluator, positions: int, seed: int, games: int = 256,
-                         explore: float = 0.1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Contact candidates (as search meets them) and their contact-net probabilities.
+def lockstep_self_play(evaluator: Evaluator, rng: np.random.Generator, games: int, explore: float):
+    """Endless 0-ply self-play of ``games`` games in lockstep; yields every turn's
+    ``(moves, probs, boards)``: the candidates, their probabilities (next mover's view) and
+    the boards after the moves played, finished games restarted.
 
-    ``games`` games advance in lockstep at 0-ply, a random move with chance ``explore``
-    so the positions spread beyond the net's own best lines; every contact candidate of
-    every turn is kept. Also returns the boards the games passed through (for a held-out
-    check).
+    Each game plays its best move by 0-ply, or with chance ``explore`` a random one, so
+    the positions spread beyond the net's own best lines. The collectors of search
+    candidates (:func:`self_play_candidates`, :func:`bgzero.search_targets.candidate_turns`)
+    keep what they need of each turn.
     """
-    rng = np.random.default_rng(seed)
     boards = np.repeat(START[None], games, axis=0)
-    found, targets, visited, total = [], [], [], 0
-    while total < positions:
+    while True:
         dice = rng.integers(1, 7, size=(games, 2), dtype=np.int8)
         moves = generate(boards, dice)
         probs = evaluator.probs(moves.results)
-        contact = evaluator.route(moves.results) == CONTACT
-        found.append(moves.results[contact])
-        targets.append(probs[contact])
-        total += int(contact.sum())
         pick = segment_argmax(-equity(probs), moves.offsets)
         wander = rng.random(games) < explore
         pick[wander] = segment_random(moves.offsets, rng)[wander]
         boards = moves.results[pick]
         boards[game_results(boards) != 0] = START
+        yield moves, probs, boards
+
+
+def self_play_candidates(evaluator: Evaluator, positions: int, seed: int, games: int = 256,
+                         explore: float = 0.1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Contact candidates (as search meets them) and their contact-net probabilities.
+
+    Every contact candidate of every turn of :func:`lockstep_self_play` is kept. Also
+    returns the boards the games passed through (for a held-out check).
+    """
+    found, targets, visited, total = [], [], [], 0
+    for moves, probs, boards in lockstep_self_play(evaluator, np.random.default_rng(seed), games, explore):
+        contact = evaluator.route(moves.results) == CONTACT
+        found.append(moves.results[contact])
+        targets.append(probs[contact])
+        total += int(contact.sum())
         visited.append(boards[evaluator.route(boards) == CONTACT])
+        if total >= positions:
+            break
     return np.concatenate(found)[:positions], np.concatenate(targets)[:positions], np.concatenate(visited)
 
 

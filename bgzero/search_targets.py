@@ -18,22 +18,23 @@ labelling runs against a deadline). Labelling is the slow half, run in worker pr
 
 from __future__ import annotations
 
+import hashlib
 import time
+from pathlib import Path
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
 
 import numpy as np
 import torch
 
-from bgzero.board import START
+from bgzero.atomic import atomic_write
 from bgzero.checkpoint import load_evaluator
+from bgzero.distill import lockstep_self_play
 from bgzero.errors import ConfigError
 from bgzero.evaluator import CONTACT, Evaluator
-from bgzero.game import game_results
-from bgzero.movegen import generate
 from bgzero.net import ValueNet, equity
 from bgzero.search import evaluate_ply
-from bgzero.segments import segment_argmax, segment_random, segment_top_k
+from bgzero.segments import segment_top_k
 from bgzero.td import td_loss
 
 _WORKER_EVALUATOR: Evaluator | None = None
@@ -43,31 +44,23 @@ def candidate_turns(evaluator: Evaluator, positions: int, seed: int, top: int = 
                     explore: float = 0.1) -> tuple[np.ndarray, np.ndarray]:
     """About ``positions`` contact candidates and their turn numbers, turns in random order.
 
-    ``games`` games advance in lockstep at 0-ply, a random move with chance ``explore``
-    so that positions spread beyond the net's own best lines; of each turn the ``top``
-    results by 0-ply equity that are contact positions are kept. Whole turns only.
+    Of each turn of :func:`bgzero.distill.lockstep_self_play` the ``top`` results by 0-ply
+    equity for the mover that are contact positions are kept. Whole turns only.
     """
     if positions < 1 or top < 2 or games < 1 or not 0 <= explore <= 1:
         raise ConfigError(f"candidates: positions >= 1, top >= 2, games >= 1, explore in [0, 1] "
                           f"(got {positions}, {top}, {games}, {explore})")
     rng = np.random.default_rng(seed)
-    boards = np.repeat(START[None], games, axis=0)
     found, turns, total, turn = [], [], 0, 0
-    while total < positions:
-        dice = rng.integers(1, 7, size=(games, 2), dtype=np.int8)
-        moves = generate(boards, dice)
-        mover_equity = -equity(evaluator.probs(moves.results))
-        keep = segment_top_k(mover_equity, moves.offsets, top)
+    for moves, probs, _ in lockstep_self_play(evaluator, rng, games, explore):
+        keep = segment_top_k(-equity(probs), moves.offsets, top)
         keep &= evaluator.route(moves.results) == CONTACT
         found.append(moves.results[keep])
         turns.append(np.repeat(np.arange(turn, turn + games), np.diff(moves.offsets))[keep])
         total += int(keep.sum())
         turn += games
-        pick = segment_argmax(mover_equity, moves.offsets)
-        wander = rng.random(games) < explore
-        pick[wander] = segment_random(moves.offsets, rng)[wander]
-        boards = moves.results[pick]
-        boards[game_results(boards) != 0] = START
+        if total >= positions:
+            break
     boards, turns = np.concatenate(found), np.concatenate(turns)
     order = rng.permutation(turn)
     rank = np.empty(turn, np.int64)
@@ -111,6 +104,36 @@ def ply_targets(checkpoint: str, boards: np.ndarray, ply: int, processes: int, c
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
     return np.concatenate(out) if out else np.empty((0, 5), np.float32)
+
+
+def file_sha256(path) -> str:
+    """Hex SHA-256 of a file's bytes: ties a targets file to the candidates it labels."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def save_targets(path, targets: np.ndarray, ply: int, candidates) -> None:
+    """Write the labels of a prefix of ``candidates`` (a file from :func:`candidate_turns`)."""
+    atomic_write(path, lambda f: np.savez(f, targets=targets, ply=ply, candidates_sha256=file_sha256(candidates)), "wb")
+
+
+def load_labelled(pairs) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Boards, turn numbers (distinct across files) and targets of every labelled candidate
+    of ``(candidates, targets)`` file pairs; a pair whose checksum differs is refused, and a
+    turn the labelling cut short is left out."""
+    boards, turns, targets, next_turn = [], [], [], 0
+    for candidates_path, targets_path in pairs:
+        labels = np.load(targets_path)
+        if str(labels["candidates_sha256"]) != file_sha256(candidates_path):
+            raise ConfigError(f"{targets_path} was not made from {candidates_path} (checksums differ)")
+        candidates = np.load(candidates_path)
+        n = len(labels["targets"])
+        last = candidates["turns"][n - 1] if n else -1
+        whole = candidates["turns"][:n] < last if n < len(candidates["turns"]) else slice(None)  # whole turns only
+        boards.append(candidates["boards"][:n][whole])
+        turns.append(candidates["turns"][:n][whole] + next_turn)
+        targets.append(labels["targets"][whole])
+        next_turn += int(candidates["turns"].max()) + 1
+    return np.concatenate(boards), np.concatenate(turns), np.concatenate(targets)
 
 
 def turn_centred(values: torch.Tensor, turn_index: torch.Tensor, turns: int) -> torch.Tensor:

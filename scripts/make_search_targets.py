@@ -13,7 +13,6 @@ with the right boards. ``scripts/search_finetune.py`` trains on the result.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import os
 import sys
 import time
@@ -26,15 +25,11 @@ from bgzero.atomic import atomic_write
 from bgzero.checkpoint import load_evaluator
 from bgzero.errors import BgzeroError
 from bgzero.search import evaluate_ply
-from bgzero.search_targets import candidate_turns, ply_targets
+from bgzero.search_targets import candidate_turns, ply_targets, save_targets
 
 
 BEAROFF_BOARD = np.zeros((1, 2, 25), np.int8)
 BEAROFF_BOARD[0, :, :6] = [3, 3, 3, 2, 2, 2]
-
-
-def checksum(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def main() -> None:
@@ -75,8 +70,7 @@ def main() -> None:
 
     targets = ply_targets(args.checkpoint, boards, args.ply, args.processes, seconds=args.seconds, progress=progress)
     elapsed = time.time() - start
-    atomic_write(args.out, lambda f: np.savez(f, targets=targets, ply=args.ply,
-                                              candidates_sha256=checksum(args.candidates)), "wb")
+    save_targets(args.out, targets, args.ply, args.candidates)
     print(f"{len(targets):,} of {len(boards):,} candidates labelled in {elapsed:.0f} s "
           f"({len(targets) / elapsed:.0f}/s); written to {args.out}")
 

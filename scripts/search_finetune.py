@@ -17,12 +17,10 @@ from it for 1- and 2-ply search, and the checkpoint is written to ``--out``.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import sys
 import time
 import zipfile
 from dataclasses import asdict
-from pathlib import Path
 
 import numpy as np
 
@@ -30,28 +28,18 @@ from bgzero.checkpoint import load_checkpoint, load_evaluator, save_checkpoint
 from bgzero.distill import distill
 from bgzero.errors import ConfigError
 from bgzero.net import widened
-from bgzero.search_targets import rank_fine_tune
+from bgzero.search_targets import load_labelled, rank_fine_tune
 
 
-def load_labelled(pairs: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Boards, turn numbers (distinct across files) and targets of every labelled candidate."""
-    boards, turns, targets, next_turn = [], [], [], 0
-    for pair in pairs:
-        candidates_path, sep, targets_path = pair.partition(":")
+def data_pairs(specs: list[str]) -> list[tuple[str, str]]:
+    """``CANDIDATES:TARGETS`` arguments as path pairs."""
+    pairs = []
+    for spec in specs:
+        candidates, sep, targets = spec.partition(":")
         if not sep:
-            raise ConfigError(f"--data {pair!r}: expected CANDIDATES:TARGETS")
-        labels = np.load(targets_path)
-        if str(labels["candidates_sha256"]) != hashlib.sha256(Path(candidates_path).read_bytes()).hexdigest():
-            raise ConfigError(f"{targets_path} was not made from {candidates_path} (checksums differ)")
-        candidates = np.load(candidates_path)
-        n = len(labels["targets"])
-        last = candidates["turns"][n - 1] if n else -1
-        whole = candidates["turns"][:n] < last if n < len(candidates["turns"]) else slice(None)  # whole turns only
-        boards.append(candidates["boards"][:n][whole])
-        turns.append(candidates["turns"][:n][whole] + next_turn)
-        targets.append(labels["targets"][whole])
-        next_turn += int(candidates["turns"].max()) + 1
-    return np.concatenate(boards), np.concatenate(turns), np.concatenate(targets)
+            raise ConfigError(f"--data {spec!r}: expected CANDIDATES:TARGETS")
+        pairs.append((candidates, targets))
+    return pairs
 
 
 def main() -> None:
@@ -68,7 +56,7 @@ def main() -> None:
     args = ap.parse_args()
 
     try:
-        boards, turns, targets = load_labelled(args.data)
+        boards, turns, targets = load_labelled(data_pairs(args.data))
     except (ConfigError, OSError, KeyError, ValueError, zipfile.BadZipFile) as exc:
         sys.exit(f"search_finetune: {exc}")
     print(f"{len(boards):,} labelled candidates of {len(np.unique(turns)):,} turns")
