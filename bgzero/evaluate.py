@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
 import multiprocessing as mp
@@ -165,4 +166,30 @@ def summarise(pair_points: np.ndarray, seconds: float) -> MatchResult:
         b_gammon_rate=float((flat <= -2).mean()),
         b_backgammon_rate=float((flat <= -3).mean()),
         seconds=seconds,
+    )
+
+
+def pooled(results: Sequence[MatchResult]) -> MatchResult:
+    """One result from independent matches (different dice seeds), so long matches can run in chunks.
+
+    Figures are weighted by games; the interval combines the matches' standard errors,
+    sqrt(sum((n_i * ci_i)^2)) / N, which treats the chunks as independent samples.
+    """
+    if not results:
+        raise ValueError("nothing to pool: no match results given")
+    total = sum(r.games for r in results)
+
+    def weighted(field: str) -> float:
+        return sum(r.games * getattr(r, field) for r in results) / total
+
+    return MatchResult(
+        games=total,
+        ppg=weighted("ppg"),
+        ci95=math.sqrt(sum((r.games * r.ci95) ** 2 for r in results)) / total,
+        win_rate=weighted("win_rate"),
+        a_gammon_rate=weighted("a_gammon_rate"),
+        a_backgammon_rate=weighted("a_backgammon_rate"),
+        b_gammon_rate=weighted("b_gammon_rate"),
+        b_backgammon_rate=weighted("b_backgammon_rate"),
+        seconds=sum(r.seconds for r in results),
     )

@@ -37,7 +37,7 @@ def main() -> None:
         opponent, ply, games = row.rsplit(":", 2)
         spec = f"checkpoint:{args.checkpoint}@{ply}"
         r = play_match_specs(spec, opponent, int(games), seed=args.seed, processes=args.processes, progress=True)
-        records.append({"agent": spec, "opponent": opponent, **r.as_dict()})
+        records.append({"agent": spec, "opponent": opponent, "seed": args.seed, **r.as_dict()})
         print(f"| {Path(args.checkpoint).name} {ply}-ply | {opponent} | {r.games} | {r.ppg:+.3f} ± {r.ci95:.3f} | "
               f"{100 * r.win_rate:.1f} | {100 * r.a_gammon_rate:.1f} / {100 * r.b_gammon_rate:.1f} | "
               f"{r.games_per_second:.1f} |", flush=True)
