@@ -21,6 +21,7 @@ from bgzero.net import NetConfig, ValueNet
 
 FORMAT = "bgzero-checkpoint-v1"
 _REQUIRED = ("format", "model", "net_config", "encoder", "games")
+REPOSITORY = Path(__file__).resolve().parents[1]
 
 
 def save_checkpoint(path: str | Path, state: dict) -> Path:
@@ -28,9 +29,20 @@ def save_checkpoint(path: str | Path, state: dict) -> Path:
     return atomic_write(path, lambda f: torch.save({"format": FORMAT, **state}, f), mode="wb")
 
 
+def located(path: str | Path) -> Path:
+    """``path``, or the repository's own file when ``checkpoints/...`` is not in the current
+    directory, so the shipped agents (the CLIs' default) work from any directory."""
+    path = Path(path)
+    if not path.is_file() and not path.is_absolute() and path.parts[:1] == ("checkpoints",):
+        shipped = REPOSITORY / path
+        if shipped.is_file():
+            return shipped
+    return path
+
+
 def load_checkpoint(path: str | Path) -> dict:
     """Read and check a checkpoint; raises :class:`CheckpointError` naming the problem."""
-    path = Path(path)
+    path = located(path)
     if not path.is_file():
         raise CheckpointError(f"checkpoint {path} does not exist")
     try:

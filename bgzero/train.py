@@ -17,6 +17,7 @@ import math
 import time
 import warnings
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
@@ -36,6 +37,9 @@ from bgzero.evaluator import CONTACT, RACE, Evaluator
 from bgzero.net import NetConfig, ValueNet, equity
 from bgzero.selfplay import SelfPlayer, Trajectories
 from bgzero.td import batch_lambda_returns, td_loss
+
+if TYPE_CHECKING:  # bgzero.workers imports this module
+    from bgzero.workers import Workers
 
 
 def learning_rate(td: DictConfig, games: int, total_games: int) -> float:
@@ -70,7 +74,7 @@ def check_config(cfg: DictConfig) -> None:
     workers_backend(cfg)
 
 
-def workers_backend(cfg: DictConfig) -> type:
+def workers_backend(cfg: DictConfig) -> type[Workers]:
     """The self-play backend ``selfplay.backend`` names (:mod:`bgzero.workers` has the interface).
 
     Imported here, not at the top: the backends build their nets with this module.

@@ -1,6 +1,6 @@
 """Cross-check bgzero's move generator against GNU Backgammon on many (position, roll) pairs.
 
-The fast test (tests/test_movegen_gnubg.py) runs the same comparison on 20,000 pairs; this
+The fast test (tests/test_movegen_gnubg.py) runs the same comparison on 24,000 pairs; this
 script scales it up to catch rare positions. Positions come from random play; for each one
 the set of distinct results of ``bgzero.movegen.generate`` must equal the set that
 ``gnubg_nn.moves`` returns (an empty answer there means the turn is lost, which bgzero

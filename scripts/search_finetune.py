@@ -72,6 +72,8 @@ def main() -> None:
     evaluator.pruner = None
     prune, report = distill(evaluator, positions=args.prune_positions, seed=args.seed)
     state.pop("optimizer", None)  # the TD optimizer's moments no longer fit the fine-tuned (maybe wider) net
+    if "net" in state.get("config", {}):  # the run config the file records describes the net it holds
+        state["config"]["net"]["hidden"] = evaluator.net.config_dict()["hidden"]
     state.update(model=evaluator.net.state_dict(), net_config=evaluator.net.config_dict(), prune_model=prune.state_dict(),
                  prune_net_config=prune.config_dict(), prune_report=asdict(report),
                  search_finetune={"from": str(args.checkpoint), "data": args.data, "positions": len(boards),

@@ -47,3 +47,10 @@ def test_weights_that_do_not_fit_the_config(tmp_path):
     save_checkpoint(tmp_path / "a.pt", state)
     with pytest.raises(CheckpointError, match="do not fit"):
         load_net(tmp_path / "a.pt")
+
+
+def test_shipped_checkpoints_are_found_from_any_directory(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the CLIs' default agent is checkpoints/strong.pt
+    assert load_checkpoint("checkpoints/strong.pt")["net_config"]["hidden"] == [1024]
+    with pytest.raises(CheckpointError, match="checkpoint checkpoints/missing.pt does not exist"):
+        load_checkpoint("checkpoints/missing.pt")

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from bgzero.checkpoint import load_checkpoint, load_evaluator
+from bgzero.checkpoint import load_checkpoint, load_evaluator, save_checkpoint
 from bgzero.errors import ConfigError
 from bgzero.evaluator import CONTACT
 from bgzero.game import random_positions
@@ -108,15 +108,18 @@ def run_script(name: str, *args) -> subprocess.CompletedProcess:
 
 def test_label_then_fine_tune_end_to_end(tiny_checkpoint, tmp_path):
     candidates, targets, out = tmp_path / "c.npz", tmp_path / "t.npz", tmp_path / "tuned.pt"
-    made = run_script("make_search_targets.py", tiny_checkpoint, "--candidates", candidates, "--positions", 200,
+    trained = save_checkpoint(tmp_path / "trained.pt", {**load_checkpoint(tiny_checkpoint),
+                                                        "config": {"net": {"hidden": [8], "activation": "relu"}}})
+    made = run_script("make_search_targets.py", trained, "--candidates", candidates, "--positions", 200,
                       "--top", 3, "--ply", 1, "--processes", 1, "--out", targets)
     assert made.returncode == 0, made.stderr
     assert len(np.load(targets)["targets"]) == len(np.load(candidates)["boards"])
-    tuned = run_script("search_finetune.py", tiny_checkpoint, "--out", out, "--data", f"{candidates}:{targets}",
+    tuned = run_script("search_finetune.py", trained, "--out", out, "--data", f"{candidates}:{targets}",
                        "--widen", 4, "--epochs", 1, "--prune-positions", 1000)
     assert tuned.returncode == 0, tuned.stderr
     state = load_checkpoint(out)
     assert state["net_config"]["hidden"] == [12] and "optimizer" not in state
+    assert state["config"]["net"]["hidden"] == [12]  # so train.resume with net.hidden=[12] accepts it
     assert load_evaluator(out).probs(np.load(candidates)["boards"][:5]).shape == (5, 5)
 
 
