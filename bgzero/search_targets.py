@@ -126,13 +126,14 @@ def load_labelled(pairs) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         if str(labels["candidates_sha256"]) != file_sha256(candidates_path):
             raise ConfigError(f"{targets_path} was not made from {candidates_path} (checksums differ)")
         candidates = np.load(candidates_path)
-        n = len(labels["targets"])
-        last = candidates["turns"][n - 1] if n else -1
-        whole = candidates["turns"][:n] < last if n < len(candidates["turns"]) else slice(None)  # whole turns only
+        all_turns, labelled = candidates["turns"], labels["targets"]  # each npz access reads the file again
+        n = len(labelled)
+        last = all_turns[n - 1] if n else -1
+        whole = all_turns[:n] < last if n < len(all_turns) else slice(None)  # whole turns only
         boards.append(candidates["boards"][:n][whole])
-        turns.append(candidates["turns"][:n][whole] + next_turn)
-        targets.append(labels["targets"][whole])
-        next_turn += int(candidates["turns"].max()) + 1
+        turns.append(all_turns[:n][whole] + next_turn)
+        targets.append(labelled[whole])
+        next_turn += int(all_turns.max()) + 1
     return np.concatenate(boards), np.concatenate(turns), np.concatenate(targets)
 
 

@@ -21,15 +21,12 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from bgzero import bearoff, bearoff_twosided
 from bgzero.atomic import atomic_write
 from bgzero.checkpoint import load_evaluator
 from bgzero.errors import BgzeroError
 from bgzero.search import evaluate_ply
 from bgzero.search_targets import candidate_turns, ply_targets, save_targets
-
-
-BEAROFF_BOARD = np.zeros((1, 2, 25), np.int8)
-BEAROFF_BOARD[0, :, :6] = [3, 3, 3, 2, 2, 2]
 
 
 def main() -> None:
@@ -57,8 +54,9 @@ def main() -> None:
     data = np.load(args.candidates)
     boards = data["boards"]
     start = time.time()
-    evaluate_ply(evaluator, boards[:4], args.ply)  # compile the kernels and build the bear-off
-    evaluator.probs(BEAROFF_BOARD)                  # tables once, before the workers load them
+    evaluate_ply(evaluator, boards[:4], args.ply)  # compile the kernels and build both bear-off
+    bearoff.get_database()                          # tables once, before the workers load them
+    bearoff_twosided.get_database()
     print(f"kernels ready in {time.time() - start:.0f} s; labelling {len(boards):,} candidates at {args.ply}-ply "
           f"with {args.processes} processes", flush=True)
     done = [0]

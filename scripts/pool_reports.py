@@ -18,12 +18,12 @@ import argparse
 import json
 import sys
 from collections import defaultdict
+from dataclasses import fields
 from pathlib import Path
 
 from bgzero.evaluate import MatchResult, pooled
 
-RESULT_FIELDS = ("games", "ppg", "ci95", "win_rate", "a_gammon_rate", "a_backgammon_rate",
-                 "b_gammon_rate", "b_backgammon_rate", "seconds")
+RESULT_FIELDS = tuple(f.name for f in fields(MatchResult))
 
 
 def read_rows(paths: list[str]) -> list[dict]:
