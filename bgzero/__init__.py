@@ -12,17 +12,24 @@ The engine's public face::
 
 from importlib import import_module
 
-from bgzero.errors import (BgzeroError, CheckpointError, ConfigError, IllegalMoveError, InvalidDiceError,
-                           InvalidMatchIdError, InvalidPositionError)
+from bgzero.errors import (
+    BgzeroError,
+    CheckpointError,
+    ConfigError,
+    IllegalMoveError,
+    InvalidDiceError,
+    InvalidMatchIdError,
+    InvalidPositionError,
+)
 
-_LAZY = {"Position": "bgzero.position", "Move": "bgzero.position", "LegalMoves": "bgzero.position",
-         "generate": "bgzero.movegen", "MoveBatch": "bgzero.movegen"}
+_LAZY = {"Position": "bgzero.engine.position", "Move": "bgzero.engine.position", "LegalMoves": "bgzero.engine.position",
+         "generate": "bgzero.engine.movegen", "MoveBatch": "bgzero.engine.movegen"}
 __all__ = [*_LAZY, "BgzeroError", "CheckpointError", "ConfigError", "IllegalMoveError", "InvalidDiceError",
            "InvalidMatchIdError", "InvalidPositionError"]
 
 
 def __getattr__(name: str):
-    """Import the engine on first use, so ``import bgzero.movegen`` stays cheap (worker start-up)."""
+    """Import the engine on first use, so ``import bgzero.engine.movegen`` stays cheap (worker start-up)."""
     if name in _LAZY:
         return getattr(import_module(_LAZY[name]), name)
     raise AttributeError(f"module 'bgzero' has no attribute {name!r}")

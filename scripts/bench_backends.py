@@ -28,12 +28,14 @@ import numpy as np
 import torch
 from hydra import compose, initialize_config_dir
 
+from bgzero import paths
 from bgzero.agents.neural import NeuralAgent
-from bgzero.checkpoint import load_checkpoint
-from bgzero.selfplay import SelfPlayer
-from bgzero.train import build_nets, learn, make_evaluator, make_optimizer, workers_backend
+from bgzero.learn.train import learn, make_optimizer, workers_backend
+from bgzero.selfplay.build import build_nets, make_evaluator
+from bgzero.selfplay.player import SelfPlayer
+from bgzero.value.checkpoint import load_checkpoint
 
-CONFIGS = str(Path(__file__).resolve().parents[1] / "configs")
+CONFIGS = str(paths.CONFIGS)
 
 
 def start_nets(cfg, checkpoint: str | None):

@@ -11,7 +11,7 @@ The reference -- gnubg's 2-ply verdicts and cubeful equities, its 0- and 1-ply v
 its 0-ply cubeless probabilities -- is cached in ``scripts/data/`` (the committed file makes
 the benchmark reproducible without gnubg). bgzero decides with the checkpoint at ``--ply``
 exactly as :class:`~bgzero.agents.neural.NeuralAgent` plays: its probabilities through
-:func:`bgzero.agents.cube.cube_lives` and :func:`bgzero.cube.cube_decision`. A naive rule
+:func:`bgzero.agents.cube.cube_lives` and :func:`bgzero.cube.state.cube_decision`. A naive rule
 (double at 68-85% cubeless wins, take at 25% or more) gives the scale.
 
     python scripts/bench_cube.py --checkpoint checkpoints/reference.pt --positions 300 --seed 0 --ply 0
@@ -28,12 +28,29 @@ from pathlib import Path
 import numpy as np
 
 from bgzero.agents.cube import cube_lives
-from bgzero.agents.gnubg_agent import GnubgAgent
-from bgzero.board import start_board
-from bgzero.checkpoint import load_evaluator
-from bgzero.cube import CENTRED, NO_DOUBLE, PASS, TAKE, TOO_GOOD, cube_decision, from_match_info, may_double
-from bgzero.game import game_results, opening_roll
-from bgzero.gnubg_cube import (
+from bgzero.agents.gnubg import GnubgAgent
+from bgzero.agents.search import evaluate_ply
+from bgzero.cube import (
+    CENTRED,
+    NO_DOUBLE,
+    PASS,
+    TAKE,
+    TOO_GOOD,
+    cube_decision,
+    from_match_info,
+    may_double,
+)
+from bgzero.engine.board import start_board
+from bgzero.engine.game import game_results, opening_roll
+from bgzero.engine.ids import (
+    MatchInfo,
+    board_from_position_id,
+    match_id,
+    match_info_from_id,
+    position_id,
+)
+from bgzero.engine.movegen import generate
+from bgzero.gnubg.cube_hints import (
     DOUBLE,
     DOUBLER_ACTIONS,
     Agreement,
@@ -43,9 +60,7 @@ from bgzero.gnubg_cube import (
     doubler_agreement,
     taker_agreement,
 )
-from bgzero.ids import MatchInfo, board_from_position_id, match_id, match_info_from_id, position_id
-from bgzero.movegen import generate
-from bgzero.search import evaluate_ply
+from bgzero.value.checkpoint import load_evaluator
 
 DATA = Path(__file__).resolve().parent / "data"
 # The set's make-up by gnubg's 2-ply verdict: 40% real doubles (the issue asks for at least a

@@ -38,11 +38,11 @@ from pathlib import Path
 
 import numpy as np
 
-from bgzero.agents import make_agent
-from bgzero.board import START, to_gnubg
+from bgzero.agents.specs import make_agent
+from bgzero.engine.board import START, to_gnubg
+from bgzero.engine.ids import position_id
+from bgzero.engine.movegen import generate
 from bgzero.errors import ConfigError
-from bgzero.ids import position_id
-from bgzero.movegen import generate
 
 CLASSES = ("contact", "crashed", "race")
 KEEP = 0.25  # chance a non-forced decision is kept: ~11 per game, so ~90 games per 1,000
@@ -55,7 +55,7 @@ CHOOSE_CHUNK = 64  # positions per choose() call: bounds the memory of 1-2 ply s
 @dataclass
 class Reference:
     """Positions (side on roll in row 0), their rolls and classes, and every legal result
-    (sides swapped, as :func:`bgzero.movegen.generate` gives them) with the mover's equity;
+    (sides swapped, as :func:`bgzero.engine.movegen.generate` gives them) with the mover's equity;
     ``results[offsets[p]:offsets[p + 1]]`` belong to position ``p``."""
 
     boards: np.ndarray  # (P, 2, 25) int8

@@ -4,9 +4,9 @@ Prints two markdown tables, every figure measured in the same run as its peer (t
 machines are shared and noisy: quote the ratios, not the absolute rates):
 
 1. Move generation on positions sampled from seeded random play: positions/s and
-   resulting positions/s of :func:`bgzero.movegen.generate` for batch sizes 1, 64 and 4096
+   resulting positions/s of :func:`bgzero.engine.movegen.generate` for batch sizes 1, 64 and 4096
    on one thread (``threads=1``) and on all cores (``threads=0``), plus
-   :func:`~bgzero.movegen.legal_results`; next to a Python loop over ``gnubg_nn.moves``
+   :func:`~bgzero.engine.movegen.legal_results`; next to a Python loop over ``gnubg_nn.moves``
    (gnubg's C generator, same positions) and over OpenSpiel's backgammon
    ``state.legal_actions()``. OpenSpiel cannot be set to an arbitrary backgammon position
    from Python (no ``SetState`` binding, no JSON state), so it runs on decision states
@@ -34,9 +34,9 @@ import time
 
 import numpy as np
 
-from bgzero.board import START, to_gnubg
-from bgzero import movegen
-from bgzero.movegen import generate, legal_results, warm_up
+from bgzero.engine import movegen
+from bgzero.engine.board import START, to_gnubg
+from bgzero.engine.movegen import generate, legal_results, warm_up
 
 try:
     import gnubg_nn
@@ -277,7 +277,7 @@ def main() -> None:
     gnubg_rate = rate(("gnubg", 1, 1))[0] if gnubg_nn is not None else None
     gnubg_single = rate(("gnubg", 1, 1, "single"))[0] if gnubg_nn is not None else None
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    print(f"# bgzero.movegen benchmark\n\n{platform.processor() or platform.machine()}, {cores} cores, "
+    print(f"# bgzero.engine.movegen benchmark\n\n{platform.processor() or platform.machine()}, {cores} cores, "
           f"load average {load:.1f}; {args.positions:,} positions from seeded random play (seed {args.seed}), "
           f"one-at-a-time rows on the first {single.stop:,}; best of {args.repeats} passes.\n")
     print("| generator | batch | threads | positions/s | results/s | vs gnubg loop |")

@@ -21,11 +21,11 @@ import numpy as np
 import torch
 
 from bgzero.agents.neural import NeuralAgent
-from bgzero.agents.pubeval_agent import PubevalAgent
-from bgzero.board import START, to_gnubg
-from bgzero.checkpoint import load_evaluator
-from bgzero.game import game_results
-from bgzero.movegen import generate
+from bgzero.agents.pubeval import PubevalAgent
+from bgzero.engine.board import START, to_gnubg
+from bgzero.engine.game import game_results
+from bgzero.engine.movegen import generate
+from bgzero.value.checkpoint import load_evaluator
 
 
 def sample_positions(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:

@@ -25,10 +25,10 @@ def _bgzero_worker(args) -> tuple[int, int, float]:
     import torch
 
     from bgzero.agents.neural import NeuralAgent
-    from bgzero.checkpoint import load_net
-    from bgzero.evaluator import Evaluator
-    from bgzero.net import NetConfig, ValueNet
-    from bgzero.selfplay import SelfPlayer
+    from bgzero.selfplay.player import SelfPlayer
+    from bgzero.value.checkpoint import load_net
+    from bgzero.value.evaluator import Evaluator
+    from bgzero.value.net import NetConfig, ValueNet
 
     torch.set_num_threads(1)
     torch.manual_seed(seed)

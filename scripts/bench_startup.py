@@ -6,7 +6,7 @@ disk, so every later process only loads them. Each row is the best of ``--repeat
 interpreters, timed from launch to exit, with the child's own split:
 
 - ``numpy``: importing numpy; ``numba``: importing numba; ``kernels``: importing
-  ``bgzero.movegen`` and the first ``generate`` (numba initialises its compiler state and
+  ``bgzero.engine.movegen`` and the first ``generate`` (numba initialises its compiler state and
   loads the cached machine code on that first use).
 
 numba imports ``scipy.linalg`` on its first kernel load when scipy is installed (to look for
@@ -43,8 +43,8 @@ import numpy as np
 t1 = time.perf_counter()
 import numba
 t2 = time.perf_counter()
-from bgzero.board import START
-from bgzero.movegen import generate
+from bgzero.engine.board import START
+from bgzero.engine.movegen import generate
 n = len(generate(START[None], np.array([[3, 1]], np.int8)).results)
 t3 = time.perf_counter()
 print(json.dumps({"numpy": t1 - t0, "numba": t2 - t1, "kernels": t3 - t2, "results": n,

@@ -9,7 +9,7 @@ Two comparisons:
    way there; bgzero's float64 tables follow the exact minimum. Likewise bgzero's exact
    two-sided table (both sides <= 6 checkers) against ``gnubg_ts0.bd``'s cubeless
    column, all 853,776 pairs.
-2. Evaluations: :func:`bgzero.bearoff.bearoff_probs` against ``gnubg.evaluate`` (0-ply,
+2. Evaluations: :func:`bgzero.engine.bearoff.probs.bearoff_probs` against ``gnubg.evaluate`` (0-ply,
    cubeless money) on random positions where both sides have 1-15 checkers on points
    1-6 (a third of the sides with all 15, so gammons occur). gnubg answers from its exact
    two-sided database when both sides have at most 6 checkers (class BEAROFF2) and from
@@ -31,16 +31,16 @@ from pathlib import Path
 import gnubg
 import numpy as np
 
-from bgzero import bearoff_twosided
-from bgzero.bearoff import (
+from bgzero.engine.bearoff import two_sided as bearoff_twosided
+from bgzero.engine.bearoff.one_sided import (
     MAX_ROLLS,
     NUM_POSITIONS,
     BearoffDatabase,
-    bearoff_probs,
     load_or_build,
     one_sided_probs,
 )
-from bgzero.board import to_gnubg
+from bgzero.engine.bearoff.probs import bearoff_probs
+from bgzero.engine.board import to_gnubg
 
 CLASS_NAMES = {4: "two-sided (BEAROFF2, both <= 6 checkers)", 6: "one-sided (BEAROFF1)"}
 CUBELESS = gnubg.cubeinfo(1, -1, 1, 0, (0, 0), 0)

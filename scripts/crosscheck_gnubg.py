@@ -2,7 +2,7 @@
 
 The fast test (tests/test_movegen_gnubg.py) runs the same comparison on 24,000 pairs; this
 script scales it up to catch rare positions. Positions come from random play; for each one
-the set of distinct results of ``bgzero.movegen.generate`` must equal the set that
+the set of distinct results of ``bgzero.engine.movegen.generate`` must equal the set that
 ``gnubg_nn.moves`` returns (an empty answer there means the turn is lost, which bgzero
 returns as the unchanged position with the sides swapped).
 
@@ -18,10 +18,10 @@ import gnubg_nn
 import numpy as np
 from tqdm import tqdm
 
-from bgzero.board import swap_sides, to_gnubg
-from bgzero.game import random_positions
-from bgzero.ids import position_id
-from bgzero.movegen import generate
+from bgzero.engine.board import swap_sides, to_gnubg
+from bgzero.engine.game import random_positions
+from bgzero.engine.ids import position_id
+from bgzero.engine.movegen import generate
 
 
 def gnubg_results(board: np.ndarray, d1: int, d2: int) -> set[bytes]:

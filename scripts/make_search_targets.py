@@ -1,4 +1,4 @@
-"""Label a checkpoint's self-play candidates with its own n-ply evaluations (bgzero/search_targets.py).
+"""Label a checkpoint's self-play candidates with its own n-ply evaluations (bgzero/learn/search_targets.py).
 
 The slow half of search-target fine-tuning, made to run on a bigger machine against a
 fixed budget: ``--candidates`` (made here and kept if missing) holds whole turns in random
@@ -21,12 +21,13 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from bgzero import bearoff, bearoff_twosided
+from bgzero.agents.search import evaluate_ply
 from bgzero.atomic import atomic_write
-from bgzero.checkpoint import load_evaluator
+from bgzero.engine.bearoff import one_sided as bearoff
+from bgzero.engine.bearoff import two_sided as bearoff_twosided
 from bgzero.errors import BgzeroError
-from bgzero.search import evaluate_ply
-from bgzero.search_targets import candidate_turns, ply_targets, save_targets
+from bgzero.learn.search_targets import candidate_turns, ply_targets, save_targets
+from bgzero.value.checkpoint import load_evaluator
 
 
 def main() -> None:

@@ -21,7 +21,7 @@ from collections import defaultdict
 from dataclasses import fields
 from pathlib import Path
 
-from bgzero.evaluate import MatchResult, pooled
+from bgzero.arena.duplicate import MatchResult, pooled
 
 RESULT_FIELDS = tuple(f.name for f in fields(MatchResult))
 

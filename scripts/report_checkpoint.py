@@ -15,8 +15,8 @@ import json
 import os
 from pathlib import Path
 
+from bgzero.arena.duplicate import play_match_specs
 from bgzero.atomic import atomic_write_text
-from bgzero.evaluate import play_match_specs
 
 
 def main() -> None:

@@ -1,11 +1,11 @@
-"""Fine-tune a checkpoint's contact net on its own 2-ply evaluations (bgzero/search_targets.py).
+"""Fine-tune a checkpoint's contact net on its own 2-ply evaluations (bgzero/learn/search_targets.py).
 
 The data are pairs of files from ``scripts/make_search_targets.py``, given as
 ``--data CANDIDATES:TARGETS`` (repeatable): each targets file labels a prefix of its
 candidates file, whose checksum it records and which is checked here. The contact net
 learns the targets' differences between the candidates of each turn
-(:func:`bgzero.search_targets.rank_fine_tune`), after ``--widen`` more hidden units are
-added to it (:func:`bgzero.net.widened`: the 2-ply differences need more capacity than
+(:func:`bgzero.learn.search_targets.rank_fine_tune`), after ``--widen`` more hidden units are
+added to it (:func:`bgzero.value.net.widened`: the 2-ply differences need more capacity than
 self-play filled the net with); a fresh pruning net is then distilled
 from it for 1- and 2-ply search, and the checkpoint is written to ``--out``.
 
@@ -24,11 +24,11 @@ from dataclasses import asdict
 
 import numpy as np
 
-from bgzero.checkpoint import load_checkpoint, load_evaluator, save_checkpoint
-from bgzero.distill import distill
 from bgzero.errors import ConfigError
-from bgzero.net import widened
-from bgzero.search_targets import load_labelled, rank_fine_tune
+from bgzero.learn.distill import distill
+from bgzero.learn.search_targets import load_labelled, rank_fine_tune
+from bgzero.value.checkpoint import load_checkpoint, load_evaluator, save_checkpoint
+from bgzero.value.net import widened
 
 
 def data_pairs(specs: list[str]) -> list[tuple[str, str]]:

@@ -1,15 +1,15 @@
 """Shared fixtures: a tiny CPU training config, and a tiny untrained checkpoint."""
 
-from pathlib import Path
 
 import pytest
 import torch
 from hydra import compose, initialize_config_dir
 
-from bgzero.checkpoint import save_checkpoint
-from bgzero.net import NetConfig, ValueNet
+from bgzero import paths
+from bgzero.value.checkpoint import save_checkpoint
+from bgzero.value.net import NetConfig, ValueNet
 
-CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+CONFIGS = paths.CONFIGS
 
 
 def compose_train(*overrides: str):

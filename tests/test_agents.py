@@ -4,15 +4,22 @@ import numpy as np
 import pytest
 import torch
 
-from bgzero.agents import make_agent, parse_spec
 from bgzero.agents.neural import NeuralAgent
+from bgzero.agents.search import (
+    ROLL_WEIGHTS,
+    ROLLS,
+    MoveFilter,
+    choose_moves,
+    evaluate_ply,
+)
+from bgzero.agents.specs import make_agent, parse_spec
+from bgzero.arena.duplicate import play_match, play_match_specs
+from bgzero.engine.game import random_positions
+from bgzero.engine.movegen import generate
 from bgzero.errors import CheckpointError, ConfigError
-from bgzero.evaluate import play_match, play_match_specs
-from bgzero.evaluator import Evaluator
-from bgzero.game import random_positions
-from bgzero.movegen import generate
-from bgzero.net import NetConfig, ValueNet, equity, flip
-from bgzero.search import ROLL_WEIGHTS, ROLLS, MoveFilter, choose_moves, evaluate_ply
+from bgzero.value.evaluator import Evaluator
+from bgzero.value.net import NetConfig, ValueNet
+from bgzero.value.probs import equity, flip
 
 
 @pytest.fixture(scope="module")

@@ -10,11 +10,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bgzero import bearoff as bo
-from bgzero import bearoff_twosided as bt
-from bgzero.board import swap_sides, to_gnubg
+from bgzero.engine.bearoff import one_sided as bo
+from bgzero.engine.bearoff import two_sided as bt
+from bgzero.engine.bearoff.probs import bearoff_probs
+from bgzero.engine.board import swap_sides, to_gnubg
+from bgzero.engine.movegen import generate
 from bgzero.errors import InvalidPositionError
-from bgzero.movegen import generate
 
 ROLLS = [(d1, d2) for d1 in range(1, 7) for d2 in range(1, d1 + 1)]
 CHECK_SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "check_bearoff_gnubg.py"
@@ -80,7 +81,7 @@ def test_index_follows_gnubg_position_bearoff():
 def test_every_move_lowers_the_index():
     """The property the one-pass dynamic programme rests on."""
     table = bo.positions()
-    step = bo._single_moves(table)
+    step = bo.single_moves(table)
     legal = step >= 0
     assert (step[legal] < np.broadcast_to(np.arange(len(table))[:, None, None], step.shape)[legal]).all()
 
@@ -96,7 +97,7 @@ def test_bad_counts_are_rejected():
 
 
 def reference_tables(max_checkers: int):
-    """Exact (Fraction) distributions by a slow, separate route: moves from bgzero.movegen.
+    """Exact (Fraction) distributions by a slow, separate route: moves from bgzero.engine.movegen.
 
     Each roll is played to minimise the expected rolls, exact ties going to the lowest
     index (the database's documented rule).
@@ -189,18 +190,18 @@ def test_bearoff_probs_rejects_contact_positions(db):
     board = home_board([2], [3])
     board[1, 12] = 1
     with pytest.raises(InvalidPositionError, match="not a bear-off position"):
-        bo.bearoff_probs(board[None])
+        bearoff_probs(board[None])
 
 
 def test_simple_races(db):
     # One checker each on the ace: the side on roll wins at once.
-    np.testing.assert_allclose(bo.bearoff_probs(home_board([1], [1])), [1, 0, 0, 0, 0])
+    np.testing.assert_allclose(bearoff_probs(home_board([1], [1])), [1, 0, 0, 0, 0])
     # 15 on my ace against 1 on the opponent's: I cannot finish first but always get checkers off.
-    np.testing.assert_allclose(bo.bearoff_probs(home_board([15], [1])), [0, 0, 0, 0, 0], atol=1e-7)
+    np.testing.assert_allclose(bearoff_probs(home_board([15], [1])), [0, 0, 0, 0, 0], atol=1e-7)
     # Two on my 6-point against one on the opponent's ace: I must finish in one roll.
-    assert bo.bearoff_probs(home_board([0, 0, 0, 0, 0, 2], [1]))[0] == pytest.approx(4 / 36)
+    assert bearoff_probs(home_board([0, 0, 0, 0, 0, 2], [1]))[0] == pytest.approx(4 / 36)
     # 15 on my 6-point against one on the opponent's ace: gammoned unless I get one off now.
-    w, wg, wbg, lg, lbg = bo.bearoff_probs(home_board([0, 0, 0, 0, 0, 15], [1]))
+    w, wg, wbg, lg, lbg = bearoff_probs(home_board([0, 0, 0, 0, 0, 15], [1]))
     assert (w, wg, wbg, lbg) == (0, 0, 0, 0)
     assert lg == pytest.approx(19 / 36)
 
@@ -209,7 +210,7 @@ def test_simple_races(db):
 @given(st.integers(0, 2**32 - 1))
 def test_probabilities_are_consistent(db, seed):
     boards = random_bearoff_boards(64, seed)
-    p = bo.bearoff_probs(boards).astype(np.float64)
+    p = bearoff_probs(boards).astype(np.float64)
     w, wg, wbg, lg, lbg = p.T
     eps = 1e-6
     assert (0 <= wbg).all() and (wbg <= wg + eps).all() and (wg <= w + eps).all() and (w <= 1 + eps).all()
@@ -222,7 +223,7 @@ def test_probabilities_are_consistent(db, seed):
     me, opp = bo.position_index(boards[:, 0, :6]), bo.position_index(boards[:, 1, :6])
     tie = (db.off[me] * db.off[opp]).sum(axis=1)
     long = (boards.sum(axis=2) > bt.MAX_CHECKERS).any(axis=1)
-    w_swapped = bo.bearoff_probs(swap_sides(boards))[:, 0]
+    w_swapped = bearoff_probs(swap_sides(boards))[:, 0]
     np.testing.assert_allclose(w[long] + w_swapped[long], 1 + tie[long], atol=1e-5)
 
 
@@ -230,7 +231,7 @@ def test_probabilities_are_consistent(db, seed):
 
 
 def test_two_sided_table_satisfies_its_recurrence(two_sided):
-    """One step of optimal play by brute force over bgzero.movegen's legal moves."""
+    """One step of optimal play by brute force over bgzero.engine.movegen's legal moves."""
     rng = np.random.default_rng(3)
     pairs = np.concatenate([rng.integers(1, bt.NUM_POSITIONS, (300, 2)), rng.integers(1, 28, (60, 2))])
     table = bo.positions()
@@ -260,7 +261,7 @@ def test_two_sided_exact_values(two_sided):
     # finish next time, unless they roll 3-3, 4-4, 5-5 or 6-6 first.
     assert win[six, bo.position_index([0, 0, 0, 0, 0, 2])] == pytest.approx(27 / 36 + 9 / 36 * 32 / 36, abs=1e-12)
     # The same answers through bearoff_probs.
-    np.testing.assert_allclose(bo.bearoff_probs(home_board([0, 0, 0, 0, 0, 1], [1])), [27 / 36, 0, 0, 0, 0], atol=1e-7)
+    np.testing.assert_allclose(bearoff_probs(home_board([0, 0, 0, 0, 0, 1], [1])), [27 / 36, 0, 0, 0, 0], atol=1e-7)
     assert (win >= 0).all() and (win <= 1).all()
 
 
@@ -274,7 +275,7 @@ def test_two_sided_cache_round_trip_and_corrupt_file_rebuilt(two_sided, tmp_path
     path.write_bytes(bytes(raw))
     with pytest.raises(bt.CorruptCacheError):
         bt.load(path)
-    with caplog.at_level("WARNING", logger="bgzero.bearoff_twosided"):
+    with caplog.at_level("WARNING", logger="bgzero.engine.bearoff.two_sided"):
         rebuilt = bt.load_or_build(path)
     assert "rebuilding the two-sided bear-off database" in caplog.text
     np.testing.assert_array_equal(rebuilt.win, two_sided.win)
@@ -294,7 +295,7 @@ def test_bearoff_probs_uses_the_two_sided_table_where_both_sides_are_short(two_s
         for side in range(2):
             boards[b, side, :6] = rng.multinomial(count[b, side], rng.dirichlet(np.ones(6)))
     short = (count <= bt.MAX_CHECKERS).all(axis=1)
-    got, one_sided = bo.bearoff_probs(boards), bo.one_sided_probs(boards)
+    got, one_sided = bearoff_probs(boards), bo.one_sided_probs(boards)
     np.testing.assert_array_equal(got[~short], one_sided[~short])
     me, opp = bo.position_index(boards[:, 0, :6]), bo.position_index(boards[:, 1, :6])
     np.testing.assert_allclose(got[short, 0], two_sided.win[me[short], opp[short]], atol=1e-7)
@@ -342,7 +343,7 @@ def test_corrupt_cache_is_rebuilt(db, tmp_path, caplog):
     path.write_bytes(bytes(raw))
     with pytest.raises(bo.CorruptCacheError):
         bo.load(path)
-    with caplog.at_level("WARNING", logger="bgzero.bearoff"):
+    with caplog.at_level("WARNING", logger="bgzero.engine.bearoff.one_sided"):
         rebuilt = bo.load_or_build(path)
     assert "rebuilding the bear-off database" in caplog.text
     np.testing.assert_array_equal(rebuilt.off, db.off)
@@ -352,7 +353,7 @@ def test_corrupt_cache_is_rebuilt(db, tmp_path, caplog):
 def test_unwritable_cache_still_gives_the_database(db, tmp_path, caplog):
     blocker = tmp_path / "not-a-folder"
     blocker.write_text("")
-    with caplog.at_level("WARNING", logger="bgzero.bearoff"):
+    with caplog.at_level("WARNING", logger="bgzero.engine.bearoff.one_sided"):
         got = bo.load_or_build(blocker / bo.CACHE_NAME)
     assert "could not cache" in caplog.text
     np.testing.assert_array_equal(got.off, db.off)
@@ -394,7 +395,7 @@ def test_probs_agree_with_gnubg_evaluate(db):
         b[1, :6] = rng.multinomial(rng.integers(1, 5), np.ones(6) / 6)
     boards = np.concatenate([random_bearoff_boards(200, seed=1), gammons])
     boards = np.concatenate([boards, swap_sides(boards)])  # each side on roll
-    ours = bo.bearoff_probs(boards)
+    ours = bearoff_probs(boards)
     theirs = np.array([gnubg.evaluate(to_gnubg(b), cubeless, zero_ply)[:5] for b in boards])
     # gnubg answers from its exact two-sided database when both sides have <= 6 checkers,
     # and so does bearoff_probs.

@@ -11,10 +11,10 @@ import pytest
 import torch
 
 from bgzero.agents.cube import cube_actions
-from bgzero.board import start_board
-from bgzero.checkpoint import save_checkpoint
 from bgzero.cube import NO_DOUBLE, PASS, TAKE, TOO_GOOD, from_match_info
-from bgzero.gnubg_cube import (
+from bgzero.engine.board import start_board
+from bgzero.engine.ids import MatchInfo, match_id, position_id
+from bgzero.gnubg.cube_hints import (
     DOUBLE,
     CubeHint,
     Verdict,
@@ -23,8 +23,8 @@ from bgzero.gnubg_cube import (
     taker_agreement,
     verdict_from_action,
 )
-from bgzero.ids import MatchInfo, match_id, position_id
-from bgzero.net import NetConfig, ValueNet
+from bgzero.value.checkpoint import save_checkpoint
+from bgzero.value.net import NetConfig, ValueNet
 
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "bench_cube.py"
 
@@ -160,8 +160,8 @@ def test_script_runs_on_a_cached_reference(tmp_path, capsys):
 
 _LIVE = r"""
 import json
-from bgzero.gnubg_cube import GnubgCube
-from bgzero.ids import MatchInfo, match_id
+from bgzero.gnubg.cube_hints import GnubgCube
+from bgzero.engine.ids import MatchInfo, match_id
 gnubg = GnubgCube()
 start = gnubg.hint("4HPwATDgc/ABMA", match_id(MatchInfo()), 2)
 strong = gnubg.hint("3wMRUAb/PgACQA", match_id(MatchInfo(dice_owner=1, turn=1)), 0)

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from bgzero.agents.base import Agent
-from bgzero.board import START
-from bgzero.ids import position_id
-from bgzero.movegen import generate
+from bgzero.engine.board import START
+from bgzero.engine.ids import position_id
+from bgzero.engine.movegen import generate
 
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "bench_errors.py"
 spec = importlib.util.spec_from_file_location("bench_errors", SCRIPT)

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from bgzero.board import START, pip_counts, render_ascii, swap_sides, validate
+from bgzero.engine.board import START, pip_counts, render_ascii, swap_sides, validate
 from bgzero.errors import InvalidPositionError
 
 

@@ -3,9 +3,9 @@
 import pytest
 import torch
 
-from bgzero.checkpoint import load_checkpoint, load_net, save_checkpoint
 from bgzero.errors import CheckpointError
-from bgzero.net import NetConfig, ValueNet
+from bgzero.value.checkpoint import load_checkpoint, load_net, save_checkpoint
+from bgzero.value.net import NetConfig, ValueNet
 
 
 def _state(net):

@@ -11,21 +11,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bgzero.cube import (
-    BEAROFF,
     BEAVER,
     CENTRED,
     CENTRED_CUBE,
-    CONTACT,
-    CRASHED,
     DOUBLE_BEAVER,
     DOUBLE_PASS,
     DOUBLE_TAKE,
     GNUBG_SHALLOW,
     NO_DOUBLE,
-    OVER,
     OWNED_CUBE,
     PASS,
-    RACE,
     TAKE,
     TOO_GOOD,
     UNAVAILABLE_CUBE,
@@ -37,8 +32,8 @@ from bgzero.cube import (
     MatchStateError,
     after_beaver,
     after_take,
-    award,
     average_win_loss,
+    award,
     check_probs,
     cube_decision,
     cube_efficiency,
@@ -60,7 +55,15 @@ from bgzero.cube import (
     take_decision,
     to_match_info,
 )
-from bgzero.ids import MAX_MATCH_LENGTH, MAX_SCORE, GameState, MatchInfo, match_id, match_info_from_id
+from bgzero.engine.classify import BEAROFF, CONTACT, CRASHED, OVER, RACE
+from bgzero.engine.ids import (
+    MAX_MATCH_LENGTH,
+    MAX_SCORE,
+    GameState,
+    MatchInfo,
+    match_id,
+    match_info_from_id,
+)
 
 MONEY = MatchState()
 ACCESSES = (CENTRED_CUBE, OWNED_CUBE, UNAVAILABLE_CUBE)

@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bgzero.board import START, swap_sides
-from bgzero.encode import ENCODERS, encode, feature_names, get_encoder
+from bgzero.engine.board import START, swap_sides
 from bgzero.errors import ConfigError, InvalidPositionError
+from bgzero.value.encode import ENCODERS, encode, feature_names, get_encoder
 
 ROLLS = [(a, b) for a in range(1, 7) for b in range(1, 7)]  # the 36 ordered rolls
 

@@ -8,9 +8,9 @@ import itertools
 import numpy as np
 import pytest
 
-from bgzero.board import START
 from bgzero.cube import CENTRED, CubeState, MatchState
-from bgzero.fibs import (
+from bgzero.engine.board import START
+from bgzero.gnubg.fibs import (
     CUBE,
     MOVE,
     RESPOND,

@@ -7,12 +7,21 @@ the API around them.
 import numpy as np
 import pytest
 
-from bgzero.agents.random_agent import RandomAgent
-from bgzero.board import START, borne_off, swap_sides, validate
+from bgzero.agents.random import RandomAgent
+from bgzero.engine.board import START, borne_off, swap_sides, validate
+from bgzero.engine.game import (
+    Game,
+    GameResult,
+    Outcome,
+    game_result,
+    game_results,
+    is_game_over,
+    play_game,
+    play_random_games,
+    random_positions,
+)
+from bgzero.engine.movegen import generate
 from bgzero.errors import IllegalMoveError, InvalidPositionError
-from bgzero.game import (Game, GameResult, Outcome, game_result, game_results, is_game_over,
-                         play_game, play_random_games, random_positions)
-from bgzero.movegen import generate
 
 
 def finished_boards(n: int, seed: int) -> np.ndarray:

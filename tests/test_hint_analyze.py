@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 from hydra import compose, initialize_config_dir
 
-from bgzero.analysis import (
+from bgzero import paths
+from bgzero.arena.analysis import (
     best_moves,
     cube_analysis,
     evaluate_position,
@@ -17,16 +18,17 @@ from bgzero.analysis import (
     rank_moves,
     read_position,
 )
-from bgzero.board import START
-from bgzero.checkpoint import load_evaluator
 from bgzero.cli import analyze, hint
-from bgzero.cube import BEAROFF, CONTACT, RACE, cube_decision, from_match_info
+from bgzero.cube import cube_decision, from_match_info
+from bgzero.engine.board import START
+from bgzero.engine.classify import BEAROFF, CONTACT, RACE
+from bgzero.engine.ids import MatchInfo, match_id, position_id
+from bgzero.engine.movegen import generate
 from bgzero.errors import InvalidDiceError, InvalidPositionError
-from bgzero.ids import MatchInfo, match_id, position_id
-from bgzero.movegen import generate
-from bgzero.net import equity, flip
+from bgzero.value.checkpoint import load_evaluator
+from bgzero.value.probs import equity, flip
 
-CONFIGS = str(Path(__file__).resolve().parents[1] / "configs")
+CONFIGS = str(paths.CONFIGS)
 START_ID = "4HPwATDgc/ABMA"
 
 

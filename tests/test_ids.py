@@ -9,9 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bgzero.board import START, from_gnubg, to_gnubg
-from bgzero.errors import InvalidMatchIdError, InvalidPositionError
-from bgzero.ids import (
+from bgzero.engine.board import START, from_gnubg, to_gnubg
+from bgzero.engine.ids import (
     MAX_MATCH_LENGTH,
     MAX_SCORE,
     GameState,
@@ -21,6 +20,7 @@ from bgzero.ids import (
     match_info_from_id,
     position_id,
 )
+from bgzero.errors import InvalidMatchIdError, InvalidPositionError
 
 BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 START_ID = "4HPwATDgc/ABMA"

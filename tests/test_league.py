@@ -5,8 +5,8 @@ import json
 import numpy as np
 import pytest
 
-from bgzero.league import fit_ratings, run_league, select_checkpoints, write_table
-from bgzero.train import train
+from bgzero.arena.league import fit_ratings, run_league, select_checkpoints, write_table
+from bgzero.learn.train import train
 
 
 def test_ratings_recover_consistent_differences():

@@ -1,24 +1,33 @@
 """Matches with the cube: the rules' match flow, seeds and processes, statistics, agents' cube play."""
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
 from hydra import compose, initialize_config_dir
 
+from bgzero import paths
 from bgzero.agents.cube import cube_actions, cube_lives
 from bgzero.agents.neural import NeuralAgent
-from bgzero.agents.pubeval_agent import PubevalAgent
-from bgzero.agents.random_agent import RandomAgent
-from bgzero.board import START, pip_counts
+from bgzero.agents.pubeval import PubevalAgent
+from bgzero.agents.random import RandomAgent
+from bgzero.arena.match import (
+    DOUBLE,
+    DROP,
+    DROPPED,
+    MOVE,
+    TAKE,
+    play_match_specs,
+    play_matches,
+    summarise,
+    wilson_interval,
+)
+from bgzero.arena.matfile import read_match
 from bgzero.cli.match import run
 from bgzero.cube import GNUBG_SHALLOW, MatchState, award, may_double
-from bgzero.match import (DOUBLE, DROP, DROPPED, MOVE, TAKE, play_match_specs, play_matches, summarise,
-                          wilson_interval)
-from bgzero.matfile import read_match
+from bgzero.engine.board import START, pip_counts
 
-CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+CONFIGS = paths.CONFIGS
 
 
 class PipCube:
@@ -191,7 +200,7 @@ def test_agents_without_a_cube_view_never_double_and_always_take(agent):
 
 def test_gnubg_agent_cube():
     pytest.importorskip("gnubg_nn")
-    from bgzero.agents.gnubg_agent import GnubgAgent
+    from bgzero.agents.gnubg import GnubgAgent
 
     crushing = np.zeros((2, 25), np.int8)
     crushing[0, 0], crushing[1, 5] = 3, 5  # bears off in two rolls, the opponent needs three: double, pass

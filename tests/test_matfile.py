@@ -9,8 +9,15 @@ import sys
 
 import pytest
 
-from bgzero.match import DOUBLE, DROP, TAKE, play_matches
-from bgzero.matfile import MatFormatError, format_match, parse_match, player_name, read_match, write_match
+from bgzero.arena.match import DOUBLE, DROP, TAKE, play_matches
+from bgzero.arena.matfile import (
+    MatFormatError,
+    format_match,
+    parse_match,
+    player_name,
+    read_match,
+    write_match,
+)
 from tests.test_match import RandomCube
 
 # A 3-point match as GNU Backgammon 1.07 exports it after `import mat` of this very text

@@ -21,7 +21,7 @@ from bgzero.cube import (
     cube_decision,
     take_decision,
 )
-from bgzero.met import (
+from bgzero.cube.met import (
     MET_LENGTH,
     MetError,
     cash_points,
@@ -34,7 +34,7 @@ from bgzero.met import (
     mwc_to_emg,
     take_point,
 )
-from tests.test_cube import POSITIONS, gnubg_cube_hints, gammonless, with_rates
+from tests.test_cube import POSITIONS, gammonless, gnubg_cube_hints, with_rates
 
 TABLE = json.loads(files("bgzero").joinpath("data/met_kazaross_xg2.json").read_text())
 PRE, POST = TABLE["pre_crawford"], TABLE["post_crawford"]

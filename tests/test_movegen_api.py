@@ -1,4 +1,4 @@
-"""The public face of bgzero.movegen: batching, output buffers, threads and bad input.
+"""The public face of bgzero.engine.movegen: batching, output buffers, threads and bad input.
 
 Correctness of the result sets is tested against gnubg (test_movegen_gnubg.py) and the
 rules (test_rules.py); here every path through the Python side must give the same
@@ -11,10 +11,10 @@ from dataclasses import FrozenInstanceError
 import numpy as np
 import pytest
 
-from bgzero import movegen
-from bgzero.board import START, swap_sides
+from bgzero.engine import movegen
+from bgzero.engine.board import START, swap_sides
+from bgzero.engine.movegen import MoveBatch, generate, legal_results
 from bgzero.errors import InvalidDiceError, InvalidPositionError
-from bgzero.movegen import MoveBatch, generate, legal_results
 
 
 def random_play(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:

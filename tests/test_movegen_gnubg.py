@@ -9,10 +9,10 @@ comparison on a million pairs.
 import numpy as np
 import pytest
 
-from bgzero.board import START, borne_off, swap_sides, to_gnubg
-from bgzero.game import random_positions
-from bgzero.ids import position_id
-from bgzero.movegen import generate
+from bgzero.engine.board import START, borne_off, swap_sides, to_gnubg
+from bgzero.engine.game import random_positions
+from bgzero.engine.ids import position_id
+from bgzero.engine.movegen import generate
 
 gnubg_nn = pytest.importorskip(
     "gnubg_nn", reason="gnubg_nn (pip install gnubg-nn) is the reference move generator for these tests"

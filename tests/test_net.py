@@ -5,7 +5,8 @@ import pytest
 import torch
 
 from bgzero.errors import ConfigError
-from bgzero.net import NetConfig, ValueNet, equity, flip, widened
+from bgzero.value.net import NetConfig, ValueNet, widened
+from bgzero.value.probs import equity, flip
 
 
 def test_outputs_are_consistent_for_any_input():

@@ -9,11 +9,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import bgzero.notation
-from bgzero.board import START, to_gnubg
+import bgzero.engine.notation
+from bgzero.engine.board import START, to_gnubg
+from bgzero.engine.movegen import generate, legal_results
+from bgzero.engine.notation import format_move, format_steps, parse_move, play_text
 from bgzero.errors import IllegalMoveError, InvalidDiceError
-from bgzero.movegen import generate, legal_results
-from bgzero.notation import format_move, format_steps, parse_move, play_text
 
 
 def board_of(mine: dict[int, int], theirs: dict[int, int] | None = None, *, my_bar: int = 0, their_bar: int = 0):
@@ -72,7 +72,7 @@ def positions():
 
 
 def test_doctests():
-    assert doctest.testmod(bgzero.notation).failed == 0
+    assert doctest.testmod(bgzero.engine.notation).failed == 0
 
 
 # --- RULES.md section 3: moving -----------------------------------------------------------
@@ -483,7 +483,7 @@ def test_parse_agrees_with_gnubg_parsemove(gnubg):
         ("24/20/16", ((24, 20), (20, 16))),
     ]:
         assert gnubg.parsemove(text) == moves
-        hops = bgzero.notation._hops(text)
+        hops = bgzero.engine.notation._hops(text)
         assert sorted(hops, reverse=True) == sorted(moves, reverse=True)
 
 

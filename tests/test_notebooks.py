@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from bgzero.draw import EXAMPLE, save_board
-from bgzero.train import train
+from bgzero.learn.train import train
+from bgzero.ui.draw import EXAMPLE, save_board
 from tests.conftest import compose_train
 
 nbformat = pytest.importorskip("nbformat")

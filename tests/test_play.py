@@ -8,14 +8,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bgzero.agents import make_agent
 from bgzero.agents.base import Agent
-from bgzero.board import START
+from bgzero.agents.specs import make_agent
+from bgzero.arena.match import DOUBLE, DROP, DROPPED, TAKE
+from bgzero.arena.matfile import read_match
 from bgzero.cube import CubeState, MatchState
-from bgzero.match import DOUBLE, DROP, DROPPED, TAKE
-from bgzero.matfile import read_match
-from bgzero.play import ASCII, Hints, PlaySession, render_board
-from bgzero.replay import replay_mat, show_match
+from bgzero.engine.board import START
+from bgzero.ui.play import Hints, PlaySession
+from bgzero.ui.render import ASCII, render_board
+from bgzero.ui.replay import replay_mat, show_match
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED, LENGTH = 5, 3

@@ -1,4 +1,4 @@
-"""Pooling match results run in chunks on different seeds: bgzero.evaluate.pooled and
+"""Pooling match results run in chunks on different seeds: bgzero.arena.duplicate.pooled and
 scripts/pool_reports.py."""
 
 import importlib.util
@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bgzero.evaluate import pooled, summarise
+from bgzero.arena.duplicate import pooled, summarise
 
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "pool_reports.py"
 spec = importlib.util.spec_from_file_location("pool_reports", SCRIPT)

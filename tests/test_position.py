@@ -7,11 +7,11 @@ import doctest
 import numpy as np
 import pytest
 
-import bgzero.position
-from bgzero.board import START, render_ascii, to_gnubg
+import bgzero.engine.position
+from bgzero.engine.board import START, render_ascii, to_gnubg
+from bgzero.engine.movegen import legal_results
+from bgzero.engine.position import LegalMoves, Move, Position
 from bgzero.errors import IllegalMoveError, InvalidDiceError, InvalidPositionError
-from bgzero.movegen import legal_results
-from bgzero.position import LegalMoves, Move, Position
 
 START_ID = "4HPwATDgc/ABMA"
 # Distinct plays of each opening roll (checked against gnubg_nn.moves below).
@@ -23,7 +23,7 @@ OPENING_COUNTS = {
 
 
 def test_doctests():
-    assert doctest.testmod(bgzero.position).failed == 0
+    assert doctest.testmod(bgzero.engine.position).failed == 0
 
 
 # --- Position -------------------------------------------------------------------------------

@@ -9,22 +9,23 @@ import pytest
 import torch
 from omegaconf import OmegaConf
 
-from bgzero import search
-from bgzero.bearoff import is_bearoff
-from bgzero.checkpoint import load_checkpoint, load_evaluator
+from bgzero.agents import search
+from bgzero.agents.search import ROLLS, best_replies, evaluate_ply
 from bgzero.cli import CONFIGS
 from bgzero.cli.prune import run
+from bgzero.engine.bearoff.one_sided import is_bearoff
+from bgzero.engine.classify import BEAROFF, CONTACT, OVER, RACE, classify, is_race
+from bgzero.engine.game import game_results, random_positions
+from bgzero.engine.movegen import generate
+from bgzero.engine.segments import segment_argmax, segment_top_k
 from bgzero.errors import CheckpointError, ConfigError
-from bgzero.encode import encode
-from bgzero.evaluator import BEAROFF, CONTACT, OVER, RACE, Evaluator, classify
-from bgzero.game import game_results, random_positions
-from bgzero.movegen import generate
-from bgzero.net import NetConfig, ValueNet, equity
-from bgzero.distill import distill
-from bgzero.pruning import PruningNet
-from bgzero.pubeval import is_race
-from bgzero.search import ROLLS, best_replies, evaluate_ply
-from bgzero.segments import segment_argmax, segment_top_k
+from bgzero.learn.distill import distill
+from bgzero.value.checkpoint import load_checkpoint, load_evaluator
+from bgzero.value.encode import encode
+from bgzero.value.evaluator import Evaluator
+from bgzero.value.net import NetConfig, ValueNet
+from bgzero.value.probs import equity
+from bgzero.value.pruning import PruningNet
 
 
 @pytest.fixture(scope="module")

@@ -10,8 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bgzero.board import START_ROW, from_gnubg, start_board, swap_sides
-from bgzero.pubeval import is_race, pubeval_choose, pubeval_scores
+from bgzero.agents.pubeval import pubeval_choose, pubeval_scores
+from bgzero.engine.board import START_ROW, from_gnubg, start_board, swap_sides
+from bgzero.engine.classify import is_race
 
 _DATA = json.loads((Path(__file__).parents[1] / "bgzero/data/pubeval_weights.json").read_text())
 WR = _DATA["race_weights_wr"]

@@ -6,7 +6,8 @@ import pytest
 import torch
 
 from bgzero.errors import ConfigError
-from bgzero.train import build_nets, train
+from bgzero.learn.train import train
+from bgzero.selfplay.build import build_nets
 from tests.conftest import compose_train
 
 
@@ -19,7 +20,7 @@ def local_ray():
 
 
 def test_ray_run_survives_a_killed_actor(local_ray, tmp_path, monkeypatch):
-    from bgzero.ray_workers import RayWorkers
+    from bgzero.selfplay.ray_workers import RayWorkers
 
     get, backends = RayWorkers.get, []
 
@@ -41,7 +42,7 @@ def test_ray_run_survives_a_killed_actor(local_ray, tmp_path, monkeypatch):
 
 
 def test_an_actor_that_cannot_start_stops_the_run(local_ray):
-    from bgzero.ray_workers import RayWorkers
+    from bgzero.selfplay.ray_workers import RayWorkers
 
     cfg = compose_train("experiment=tiny", "selfplay.backend=ray")
     net = build_nets(cfg)
@@ -56,7 +57,7 @@ def test_an_actor_that_cannot_start_stops_the_run(local_ray):
 
 def test_ray_backend_without_ray_says_how_to_install(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "ray", None)  # import ray now fails as if it were not installed
-    monkeypatch.delitem(sys.modules, "bgzero.ray_workers", raising=False)
+    monkeypatch.delitem(sys.modules, "bgzero.selfplay.ray_workers", raising=False)
     with pytest.raises(ConfigError, match=r"pip install -e \"\.\[distributed\]\""):
         train(compose_train("experiment=tiny", f"train.out_dir={tmp_path}", "selfplay.backend=ray"))
 

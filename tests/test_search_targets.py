@@ -9,13 +9,18 @@ import numpy as np
 import pytest
 import torch
 
-from bgzero.checkpoint import load_checkpoint, load_evaluator, save_checkpoint
+from bgzero.agents.search import evaluate_ply
+from bgzero.engine.classify import CONTACT
+from bgzero.engine.game import random_positions
 from bgzero.errors import ConfigError
-from bgzero.evaluator import CONTACT
-from bgzero.game import random_positions
-from bgzero.net import equity
-from bgzero.search import evaluate_ply
-from bgzero.search_targets import candidate_turns, ply_targets, rank_fine_tune, turn_centred
+from bgzero.learn.search_targets import (
+    candidate_turns,
+    ply_targets,
+    rank_fine_tune,
+    turn_centred,
+)
+from bgzero.value.checkpoint import load_checkpoint, load_evaluator, save_checkpoint
+from bgzero.value.probs import equity
 
 
 def test_candidates_are_whole_turns_of_contact_positions(tiny_checkpoint):

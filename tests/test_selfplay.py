@@ -4,12 +4,13 @@ import numpy as np
 import torch
 
 from bgzero.agents.neural import NeuralAgent
-from bgzero.evaluator import Evaluator
-from bgzero.game import random_positions
-from bgzero.movegen import generate
-from bgzero.net import NetConfig, ValueNet, equity
-from bgzero.segments import segment_runner_up
-from bgzero.selfplay import SelfPlayer, Trajectories
+from bgzero.engine.game import random_positions
+from bgzero.engine.movegen import generate
+from bgzero.engine.segments import segment_runner_up
+from bgzero.selfplay.player import SelfPlayer, Trajectories
+from bgzero.value.evaluator import Evaluator
+from bgzero.value.net import NetConfig, ValueNet
+from bgzero.value.probs import equity
 
 
 def small_agent(**kwargs) -> NeuralAgent:

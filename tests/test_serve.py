@@ -7,25 +7,31 @@ import logging
 import shutil
 import socket
 import threading
-from pathlib import Path
 
 import numpy as np
 import pytest
 from hydra import compose, initialize_config_dir
 
-from bgzero.agents import make_agent
+from bgzero import paths
 from bgzero.agents.base import Agent
-from bgzero.board import START
+from bgzero.agents.specs import make_agent
 from bgzero.cli import serve as serve_cli
 from bgzero.cube import CubeState, MatchState
+from bgzero.engine.board import START
+from bgzero.engine.notation import parse_move
 from bgzero.errors import ConfigError
-from bgzero.fibs import CUBE, MOVE, Situation, fibs_board, format_line
-from bgzero.notation import parse_move
-from bgzero.refereed import GNUBG, read_sgf, sgf_move_text
-from bgzero.serve import ExternalPlayer, ListenError, Server
-from tests.test_fibs import BAR_AT_2_4, CUBE_AT_2_0, DOUBLED_AT_2_0, START_ON_ROLL, _board
+from bgzero.gnubg.fibs import CUBE, MOVE, Situation, fibs_board, format_line
+from bgzero.gnubg.refereed import GNUBG, read_sgf, sgf_move_text
+from bgzero.gnubg.serve import ExternalPlayer, ListenError, Server
+from tests.test_fibs import (
+    BAR_AT_2_4,
+    CUBE_AT_2_0,
+    DOUBLED_AT_2_0,
+    START_ON_ROLL,
+    _board,
+)
 
-CONFIGS = str(Path(__file__).resolve().parents[1] / "configs")
+CONFIGS = str(paths.CONFIGS)
 
 
 @pytest.fixture(scope="module")
@@ -94,7 +100,7 @@ def test_take_or_drop(checkpoint):
 
 
 def test_each_decision_is_logged(caplog):
-    with caplog.at_level(logging.INFO, logger="bgzero.serve"):
+    with caplog.at_level(logging.INFO, logger="bgzero.gnubg.serve"):
         ExternalPlayer(Eager()).answer(CUBE_AT_2_0)
     assert "cube 4NvgATDg8+ABIQ (7-point match 2-0, cube 1 centred) -> 'double'" in caplog.text
 
@@ -134,7 +140,7 @@ def _gnubg(line: str) -> bytes:
 
 
 def test_good_and_bad_lines_on_one_connection(serving, caplog):
-    with caplog.at_level(logging.INFO, logger="bgzero.serve"), _connect(serving) as sock:
+    with caplog.at_level(logging.INFO, logger="bgzero.gnubg.serve"), _connect(serving) as sock:
         assert _ask(sock, _gnubg(CUBE_AT_2_0)) == "double"
         assert _ask(sock, _gnubg("board:garbage")).startswith("Error: board line has 1 field after")
         assert _ask(sock, _gnubg(START_ON_ROLL[:100])).startswith("Error: board line has")  # truncated
@@ -159,7 +165,7 @@ def test_two_lines_in_one_packet_and_one_line_in_pieces(serving):
 
 
 def test_a_connection_dropped_mid_line_then_the_next_connection(serving, caplog):
-    with caplog.at_level(logging.INFO, logger="bgzero.serve"):
+    with caplog.at_level(logging.INFO, logger="bgzero.gnubg.serve"):
         with _connect(serving) as sock:
             assert _ask(sock, _gnubg(CUBE_AT_2_0)) == "double"
             sock.sendall(_gnubg(CUBE_AT_2_0)[:50])  # and hang up before the line ends

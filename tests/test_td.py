@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 import torch
 
-from bgzero.net import flip, result_probs
-from bgzero.td import batch_lambda_returns, lambda_returns, td_loss
+from bgzero.learn.td import batch_lambda_returns, lambda_returns, td_loss
+from bgzero.value.probs import flip, result_probs
 
 V = np.array([
     [0.50, 0.10, 0.01, 0.12, 0.02],  # s0, player A on roll

@@ -9,9 +9,9 @@ import time
 
 import pytest
 
-from bgzero.checkpoint import load_checkpoint, save_checkpoint
 from bgzero.errors import CheckpointError, ConfigError
-from bgzero.train import learning_rate, train
+from bgzero.learn.train import learning_rate, train
+from bgzero.value.checkpoint import load_checkpoint, save_checkpoint
 from tests.conftest import compose_train
 
 

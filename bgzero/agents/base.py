@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from bgzero.cube import MatchState
-from bgzero.movegen import MoveBatch
+from bgzero.engine.movegen import MoveBatch
 
 
 class Agent(ABC):
@@ -20,7 +20,7 @@ class Agent(ABC):
     ``offsets[b+1]``). Working on the whole batch lets neural agents evaluate every
     candidate of every game in one forward pass.
 
-    The cube (:mod:`bgzero.match`) is answered the same way, a batch at a time. An agent
+    The cube (:mod:`bgzero.arena.match`) is answered the same way, a batch at a time. An agent
     that has no view of the cube keeps the defaults: it never doubles and always takes.
     """
 
@@ -35,7 +35,7 @@ class Agent(ABC):
 
         ``boards`` have the would-be doubler on roll, before it rolls; ``states`` are the
         match states before the double and ``players`` the doubler's player number (0 or
-        1). Asked only where :func:`bgzero.cube.may_double` allows the double.
+        1). Asked only where :func:`bgzero.cube.state.may_double` allows the double.
         """
         return np.zeros(len(boards), bool)
 

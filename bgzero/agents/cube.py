@@ -3,9 +3,9 @@
 An agent that evaluates a position before the roll (the five probabilities of the side on
 roll) gets its doubles and takes here, by the arithmetic GNU Backgammon uses at 0 ply:
 Janowski's model with a cube life ``x`` by position class, then gnubg's choice among "no
-double", "double, take" and "double, pass" (:func:`bgzero.cube.cube_decision`, money or
-match). The cube life is :data:`~bgzero.cube.GNUBG_SHALLOW`, gnubg's own setting for 0- and
-1-ply cube decisions (rather than :data:`~bgzero.cube.CLASSIC`, its 2+ ply one), since the
+double", "double, take" and "double, pass" (:func:`bgzero.cube.state.cube_decision`, money or
+match). The cube life is :data:`~bgzero.cube.state.GNUBG_SHALLOW`, gnubg's own setting for 0- and
+1-ply cube decisions (rather than :data:`~bgzero.cube.state.CLASSIC`, its 2+ ply one), since the
 agents decide at 0 or 1 ply: given the same probabilities they decide as gnubg's 0-ply
 ``hint`` does outside two-sided bear-offs, which gnubg reads from a cubeful database.
 """
@@ -16,35 +16,25 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from bgzero.bearoff import is_bearoff
-from bgzero.board import pip_counts
 from bgzero.cube import (
-    BEAROFF,
-    CONTACT,
     DOUBLE_PASS,
     DOUBLE_TAKE,
     GNUBG_SHALLOW,
     PASS,
-    RACE,
     CubeEfficiency,
     MatchState,
     cube_decision,
     cube_efficiency,
 )
-from bgzero.pubeval import is_race
-
-
-def cube_kinds(boards: np.ndarray) -> list[str]:
-    """The cube-life class per board: bear-off (both sides home), race, or contact."""
-    bearoff, race = is_bearoff(boards), is_race(boards)
-    return [BEAROFF if bearoff[b] else RACE if race[b] else CONTACT for b in range(len(boards))]
+from bgzero.engine.board import pip_counts
+from bgzero.engine.classify import RACE, PositionClass, classify
 
 
 def cube_lives(boards: np.ndarray, params: CubeEfficiency = GNUBG_SHALLOW) -> np.ndarray:
     """Janowski's cube life per board, by class (a race's by the roller's pips)."""
     pips = pip_counts(boards)[:, 0]
-    return np.array([cube_efficiency(kind, int(pips[b]) if kind == RACE else None, params)
-                     for b, kind in enumerate(cube_kinds(boards))])
+    return np.array([cube_efficiency(PositionClass(kind), int(pips[b]) if kind == RACE else None, params)
+                     for b, kind in enumerate(classify(boards))])
 
 
 def cube_actions(probs: np.ndarray, boards: np.ndarray, states: Sequence[MatchState], doublers,

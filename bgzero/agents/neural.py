@@ -6,11 +6,11 @@ import numpy as np
 
 from bgzero.agents.base import Agent
 from bgzero.agents.cube import cube_actions
-from bgzero.evaluator import Evaluator
-from bgzero.movegen import MoveBatch
-from bgzero.net import equity
-from bgzero.search import DEFAULT_FILTERS, choose_moves, evaluate_ply
-from bgzero.segments import segment_argmax, segment_random, segment_runner_up
+from bgzero.agents.search import DEFAULT_FILTERS, choose_moves, evaluate_ply
+from bgzero.engine.movegen import MoveBatch
+from bgzero.engine.segments import segment_argmax, segment_random, segment_runner_up
+from bgzero.value.evaluator import Evaluator
+from bgzero.value.probs import equity
 
 
 class NeuralAgent(Agent):

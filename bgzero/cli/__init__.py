@@ -1,12 +1,12 @@
 """Thin command-line entry points (Hydra apps) over the library."""
 
 from contextlib import contextmanager
-from pathlib import Path
 
+from bgzero import paths
 from bgzero.errors import BgzeroError
 
-CONFIGS = str(Path(__file__).resolve().parents[2] / "configs")
-"""The repository's ``configs/`` (an absolute path: console scripts run from anywhere)."""
+CONFIGS = str(paths.CONFIGS)
+"""The Hydra configs, as an absolute path: console scripts run from anywhere."""
 
 
 @contextmanager

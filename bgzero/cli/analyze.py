@@ -15,7 +15,12 @@ import hydra
 import numpy as np
 from omegaconf import DictConfig
 
-from bgzero.analysis import best_moves, evaluator_from_spec, parse_dice, read_position
+from bgzero.arena.analysis import (
+    best_moves,
+    evaluator_from_spec,
+    parse_dice,
+    read_position,
+)
 from bgzero.atomic import atomic_write
 from bgzero.cli import CONFIGS, one_line_errors
 from bgzero.errors import BgzeroError, ConfigError, InvalidDiceError

@@ -8,10 +8,10 @@ import hydra
 from omegaconf import DictConfig
 from torch.utils.tensorboard import SummaryWriter
 
+from bgzero.arena.duplicate import play_match_specs
 from bgzero.atomic import atomic_write_text
 from bgzero.cli import CONFIGS, one_line_errors
 from bgzero.errors import ConfigError
-from bgzero.evaluate import play_match_specs
 
 
 def run(cfg: DictConfig) -> dict:

@@ -3,7 +3,7 @@
 import hydra
 from omegaconf import DictConfig
 
-from bgzero.analysis import (
+from bgzero.arena.analysis import (
     CubeAnalysis,
     PositionEvaluation,
     RankedMove,

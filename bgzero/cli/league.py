@@ -6,9 +6,9 @@ from pathlib import Path
 import hydra
 from omegaconf import DictConfig
 
+from bgzero.arena.league import format_table, run_league, write_table
 from bgzero.cli import CONFIGS
 from bgzero.errors import BgzeroError, ConfigError
-from bgzero.league import format_table, run_league, write_table
 
 
 @hydra.main(version_base="1.3", config_path=CONFIGS, config_name="league")

@@ -7,12 +7,12 @@ from pathlib import Path
 import hydra
 from omegaconf import DictConfig
 
+from bgzero.arena.match import play_match_specs, summarise
+from bgzero.arena.matfile import write_match
 from bgzero.atomic import atomic_write_text
 from bgzero.cli import CONFIGS, one_line_errors
 from bgzero.errors import ConfigError
-from bgzero.match import play_match_specs, summarise
-from bgzero.matfile import write_match
-from bgzero.replay import show_match
+from bgzero.ui.replay import show_match
 
 
 def _count(cfg: DictConfig, key: str, least: int) -> int:

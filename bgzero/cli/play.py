@@ -7,11 +7,12 @@ import hydra
 import numpy as np
 from omegaconf import DictConfig
 
-from bgzero.agents import make_agent, parse_spec
+from bgzero.agents.specs import make_agent, parse_spec
+from bgzero.arena.match import MatchRecord
 from bgzero.cli import CONFIGS, one_line_errors
 from bgzero.errors import ConfigError
-from bgzero.match import MatchRecord
-from bgzero.play import ASCII, UNICODE, Hints, PlaySession
+from bgzero.ui.play import Hints, PlaySession
+from bgzero.ui.render import ASCII, UNICODE
 
 
 def _whole(cfg: DictConfig, key: str, least: int) -> int:

@@ -6,10 +6,10 @@ import hydra
 import torch
 from omegaconf import DictConfig
 
-from bgzero.checkpoint import load_checkpoint, load_evaluator, save_checkpoint
 from bgzero.cli import CONFIGS, one_line_errors
-from bgzero.distill import distill
 from bgzero.errors import ConfigError
+from bgzero.learn.distill import distill
+from bgzero.value.checkpoint import load_checkpoint, load_evaluator, save_checkpoint
 
 
 def run(cfg: DictConfig) -> str:

@@ -6,11 +6,11 @@ from pathlib import Path
 import hydra
 from omegaconf import DictConfig
 
-from bgzero.agents import make_agent
+from bgzero.agents.specs import make_agent
 from bgzero.cli import CONFIGS, one_line_errors
 from bgzero.errors import ConfigError
-from bgzero.refereed import RefereedMatch, play_refereed
-from bgzero.serve import ExternalPlayer, Server
+from bgzero.gnubg.refereed import RefereedMatch, play_refereed
+from bgzero.gnubg.serve import ExternalPlayer, Server
 
 
 def run(cfg: DictConfig) -> RefereedMatch | None:
@@ -33,7 +33,7 @@ def run(cfg: DictConfig) -> RefereedMatch | None:
     try:
         server.serve_forever()
     except KeyboardInterrupt:
-        logging.getLogger("bgzero.serve").info("stopped")
+        logging.getLogger("bgzero.gnubg.serve").info("stopped")
     return None
 
 

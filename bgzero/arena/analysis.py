@@ -1,0 +1,224 @@
+"""Position analysis for ``bgzero-hint`` and ``bgzero-analyze``: ranked moves, evaluations, cube actions.
+
+Pure functions over an :class:`~bgzero.value.evaluator.Evaluator`; nothing here prints. Moves
+are scored with :func:`bgzero.agents.search.analyse_moves`, whose probabilities are for the
+result with the *opponent* on roll; they are flipped here so every number a caller sees
+is from the mover's side, as gnubg's ``hint`` shows them. Equities are cubeless money
+equities (``2w - 1 + wg - lg + wbg - lbg``), also in a match: only the cube analysis uses
+the score.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from bgzero.agents.cube import cube_lives
+from bgzero.agents.search import DEFAULT_FILTERS, analyse_moves, evaluate_ply
+from bgzero.agents.specs import parse_spec
+from bgzero.cube import CubeDecision, cube_decision, from_match_info, may_double
+from bgzero.engine.board import validate
+from bgzero.engine.classify import PositionClass, classify
+from bgzero.engine.game import game_results
+from bgzero.engine.ids import (
+    MAX_CUBE,
+    GameState,
+    MatchInfo,
+    board_from_position_id,
+    match_info_from_id,
+    position_id,
+)
+from bgzero.engine.movegen import generate
+from bgzero.engine.notation import check_dice, format_steps
+from bgzero.errors import (
+    ConfigError,
+    InvalidDiceError,
+    InvalidMatchIdError,
+    InvalidPositionError,
+)
+from bgzero.value.checkpoint import load_evaluator
+from bgzero.value.probs import equity, flip
+
+_DICE_TEXT = re.compile(r"\[?\s*([1-6])\s*[-,/ ]?\s*([1-6])\s*\]?")
+
+
+@dataclass(frozen=True)
+class RankedMove:
+    """One legal play, scored for the side that makes it."""
+
+    move: str  # gnubg notation; "" when the roll cannot be played
+    equity: float  # cubeless, for the mover
+    probs: tuple[float, float, float, float, float]  # (w, wg, wbg, lg, lbg) for the mover
+    ply: int  # depth it was scored at: the move filters stop weak plays early
+    result: str  # Position ID after the play (opponent on roll, as gnubg writes it)
+
+
+@dataclass(frozen=True)
+class PositionEvaluation:
+    """The side on roll's chances before it rolls."""
+
+    probs: tuple[float, float, float, float, float]
+    equity: float  # cubeless money equity
+    ply: int
+
+
+@dataclass(frozen=True)
+class CubeAnalysis:
+    """The cube action of ``player`` (gnubg's side on roll), or why there is none.
+
+    ``decision`` holds the three normalised equities (no double, double/take,
+    double/pass = +1) and the action; it is ``None`` when ``player`` may not double, with
+    ``reason`` saying why.
+    """
+
+    player: int
+    evaluation: PositionEvaluation
+    kind: PositionClass  # contact, race or bearoff: what sets the cube life x
+    x: float
+    decision: CubeDecision | None
+    reason: str | None
+
+
+def parse_dice(value) -> tuple[int, int]:
+    """Dice written as ``31``, ``3-1``, ``3,1`` or ``[3, 1]``, larger first.
+
+    Hydra turns ``dice=31`` into an int and ``dice=[3,1]`` into a list, so all three arrive here.
+    """
+    if isinstance(value, (int, str)) and not isinstance(value, bool):
+        match = _DICE_TEXT.fullmatch(str(value).strip())
+        if match:
+            return check_dice((int(match[1]), int(match[2])))
+    elif value is not None and not isinstance(value, (bool, float)):
+        try:
+            return check_dice(tuple(value))
+        except (InvalidDiceError, TypeError):
+            pass
+    raise InvalidDiceError(f"dice {value!r} are not two dice 1-6; write them as 31, 3-1 or [3,1]")
+
+
+def evaluator_from_spec(spec: str):
+    """(evaluator, ply) for an agent spec; analysis needs a network's probabilities, so only checkpoints."""
+    name, path, ply = parse_spec(spec)
+    if name != "checkpoint" or not path:
+        raise ConfigError(f"agent {spec!r}: analysis needs a trained network; use checkpoint:PATH[@PLY]")
+    return load_evaluator(path), ply
+
+
+def read_position(text) -> np.ndarray:
+    """The board of a Position ID, refused with the ID named if it is malformed or a finished game."""
+    try:
+        board = board_from_position_id(text)
+    except InvalidPositionError as e:
+        raise InvalidPositionError(
+            f"malformed Position ID {text!r} ({e}); give gnubg's 14-character ID, like 4HPwATDgc/ABMA"
+        ) from None
+    try:
+        return check_position(board)
+    except InvalidPositionError as e:
+        raise InvalidPositionError(f"Position ID {text!r}: {e}") from None
+
+
+def read_match(text) -> MatchInfo:
+    """The match state of a Match ID, refused with the ID named if it is malformed."""
+    try:
+        return match_info_from_id(text)
+    except InvalidMatchIdError as e:
+        raise InvalidMatchIdError(
+            f"malformed Match ID {text!r} ({e}); give gnubg's 12-character ID, like cAkAAAAAAAAA"
+        ) from None
+
+
+def check_position(board) -> np.ndarray:
+    """``board`` validated, and still in play: a finished game has no moves or cube to analyse."""
+    board = validate(board)
+    if game_results(board):
+        raise InvalidPositionError("the game is over (a side has borne off every checker); nothing to analyse")
+    return board
+
+
+def rank_moves(evaluator, board, dice, ply: int = 0, filters=DEFAULT_FILTERS) -> list[RankedMove]:
+    """Every distinct legal play of ``dice`` from ``board``, best first.
+
+    Plays scored at the full ``ply`` come first (gnubg's order), each group by equity.
+    """
+    board = check_position(board)
+    moves = generate(board[None], np.array([check_dice(dice)], np.int8))
+    mover, depth = _score(evaluator, moves, ply, filters)
+    order = np.lexsort((-equity(mover), -depth))
+    return [_ranked(board, moves, mover, depth, k) for k in order.tolist()]
+
+
+def best_moves(evaluator, boards: np.ndarray, dice: np.ndarray, ply: int = 0,
+               filters=DEFAULT_FILTERS) -> list[RankedMove]:
+    """The play :func:`rank_moves` puts first, for each of a batch of boards and rolls.
+
+    One move generation and one batched search for the whole batch; only the chosen
+    plays are formatted. ``boards`` must come from :func:`check_position`.
+    """
+    moves = generate(boards, dice)
+    mover, depth = _score(evaluator, moves, ply, filters)
+    owner = np.repeat(np.arange(len(moves)), moves.counts())
+    order = np.lexsort((-equity(mover), -depth, owner))
+    first = order[moves.offsets[:-1]]  # each position's candidates are contiguous, best first
+    return [_ranked(boards[b], moves, mover, depth, k) for b, k in enumerate(first.tolist())]
+
+
+def evaluate_position(evaluator, board, ply: int = 0) -> PositionEvaluation:
+    """The side on roll's five probabilities and cubeless equity at ``ply``, before it rolls."""
+    board = check_position(board)
+    probs = evaluate_ply(evaluator, board[None], ply)[0]
+    return PositionEvaluation(_floats(probs), float(equity(probs)), ply)
+
+
+def cube_analysis(evaluator, board, match_info: MatchInfo, ply: int = 0) -> CubeAnalysis:
+    """The cube action for the side on roll of a Position ID + Match ID, before it rolls.
+
+    gnubg writes the Position ID from the view of the player holding the dice
+    (``match_info.dice_owner``), also while the opponent answers a double, so ``board``
+    is used as it is and that player is the doubler. Money play when ``match_length`` is
+    0, else the Kazaross-XG2 match equities; the cube life ``x`` follows the position's
+    class exactly as the agents' cube play does (:func:`bgzero.agents.cube.cube_lives`).
+    """
+    board = check_position(board)
+    player = match_info.dice_owner
+    state = from_match_info(match_info)
+    evaluation = evaluate_position(evaluator, board, ply)
+    kind, x = PositionClass(classify(board[None])[0]), float(cube_lives(board[None])[0])  # as the agents play
+    reason = _no_double_reason(match_info, state, player)
+    decision = None if reason else cube_decision(evaluation.probs, state, player, x)
+    return CubeAnalysis(player, evaluation, kind, x, decision, reason)
+
+
+def _score(evaluator, moves, ply: int, filters) -> tuple[np.ndarray, np.ndarray]:
+    """Mover's-view probabilities of every candidate and the depth each was scored at."""
+    probs, depth = analyse_moves(evaluator, moves, ply, filters)
+    return flip(probs), depth
+
+
+def _ranked(board: np.ndarray, moves, mover: np.ndarray, depth: np.ndarray, k: int) -> RankedMove:
+    steps = [tuple(s) for s in moves.steps[k].tolist() if s[0] >= 0]
+    return RankedMove(format_steps(board, steps), float(equity(mover[k])), _floats(mover[k]), int(depth[k]),
+                      position_id(moves.results[k]))
+
+
+def _floats(probs) -> tuple[float, float, float, float, float]:
+    return tuple(float(p) for p in probs)
+
+
+def _no_double_reason(info: MatchInfo, state, player: int) -> str | None:
+    """Why ``player`` may not double now, in words; ``None`` when it may."""
+    if info.game_state != GameState.PLAYING:
+        return f"the Match ID says no game is being played ({info.game_state.name.lower()})"
+    if info.dice != (0, 0):
+        return f"player {player} has already rolled {info.dice[0]}{info.dice[1]}"
+    if may_double(state, player):
+        return None
+    if state.cube.owner == 1 - player:
+        return f"player {1 - player} owns the cube"
+    if state.crawford:
+        return "this is the Crawford game"
+    if 2 * state.cube.value > MAX_CUBE:
+        return "the cube is at its maximum"
+    return f"winning this game at cube {state.cube.value} already wins the match for player {player}"

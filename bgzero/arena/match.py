@@ -1,0 +1,334 @@
+"""Matches and money sessions with the doubling cube, between two agents.
+
+A match is played to ``length`` points (RULES.md section 8); ``length=0`` is a money
+session of ``games`` games (section 7). Agent A is always player 0 and B player 1. Each game
+starts with the opening roll; afterwards the side on roll may double before rolling where
+:func:`~bgzero.cube.state.may_double` allows it (the Crawford game, dead cubes and ownership
+included), the opponent takes or passes, and a game borne off scores its result times the
+cube (:func:`~bgzero.cube.state.points_for`).
+
+Many matches run in lockstep, so each agent sees one batch per turn, like
+:mod:`bgzero.arena.duplicate`. The dice of a match come only from its own seed, and processes get
+fixed shards of seeds drawn in the parent, with agents built afresh per shard: the records
+do not depend on the number of processes. Every action is recorded for the ``.mat``
+transcript (:mod:`bgzero.arena.matfile`).
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing as mp
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+
+import numpy as np
+from tqdm import tqdm
+
+from bgzero.agents.base import Agent
+from bgzero.agents.specs import make_agent
+from bgzero.cube import (
+    MatchState,
+    after_take,
+    award,
+    drop_points,
+    match_winner,
+    may_double,
+    points_for,
+)
+from bgzero.engine.board import START
+from bgzero.engine.game import game_results, opening_roll, roll
+from bgzero.engine.movegen import generate
+from bgzero.errors import ConfigError
+
+MOVE, DOUBLE, TAKE, DROP = "move", "double", "take", "drop"
+DROPPED = 0  # GameRecord.kind of a game that ended on a passed double
+
+
+@dataclass(frozen=True)
+class Action:
+    """One transcript entry: ``player`` moves, doubles, takes or drops (``kind``).
+
+    A move has its ``dice``, larger first, and its ``steps``: ``(from, to)`` pairs in the
+    mover's numbering (25 the bar, 0 off) in gnubg's canonical order, highest source first,
+    empty when the roll cannot be played.
+    """
+
+    player: int
+    kind: str
+    dice: tuple[int, int] | None = None
+    steps: tuple[tuple[int, int], ...] = ()
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """A finished game: the score and Crawford flag it started with, its actions, and the result.
+
+    ``kind`` is 1-3 (single, gammon, backgammon: borne off) or :data:`DROPPED`; ``cube`` the
+    cube value it was won at (for a pass, the value before the refused double); ``points``
+    what the winner scored (gammons single under an active Jacoby rule; not capped at the
+    match length).
+    """
+
+    score: tuple[int, int]
+    crawford: bool
+    actions: tuple[Action, ...]
+    winner: int
+    kind: int
+    cube: int
+    points: int
+
+
+@dataclass(frozen=True)
+class MatchRecord:
+    """A match to ``length`` points, or a money session (``length`` 0), between ``names``.
+
+    ``score`` is the final score: capped at the length in a match, running totals in money.
+    """
+
+    length: int
+    names: tuple[str, str]
+    games: tuple[GameRecord, ...]
+    score: tuple[int, int]
+    jacoby: bool = False
+
+    @property
+    def winner(self) -> int | None:
+        """The player who won the match; ``None`` for money."""
+        return match_winner(MatchState(self.length, self.score)) if self.length else None
+
+
+class _Live:
+    """One match in progress: the bookkeeping of the lockstep loop."""
+
+    def __init__(self, seed: int, length: int, games: int, jacoby: bool):
+        self.rng = np.random.default_rng(seed)
+        self.state = MatchState(length, jacoby=jacoby)
+        self.games = games
+        self.records: list[GameRecord] = []
+        self._new_game()
+
+    def _new_game(self) -> None:
+        self.start = self.state
+        self.player, self.dice = opening_roll(self.rng)
+        self.board = START.copy()
+        self.actions: list[Action] = []
+
+    @property
+    def done(self) -> bool:
+        return self.state.over if self.state.match_length else len(self.records) == self.games
+
+    def end_game(self, winner: int, kind: int, cube: int, points: int) -> None:
+        self.records.append(GameRecord(self.start.score, self.start.crawford, tuple(self.actions),
+                                       winner, kind, cube, points))
+        self.state = award(self.state, winner, points)
+        if not self.done:
+            self._new_game()
+
+
+def _ask(agents: Sequence[Agent], method: str, live: list[_Live], askee) -> np.ndarray:
+    """(len(live),) bool: each agent's ``method`` answer for the matches where ``askee(m)`` is its player."""
+    out = np.zeros(len(live), bool)
+    for player in (0, 1):
+        idx = [i for i, m in enumerate(live) if askee(m) == player]
+        if idx:
+            group = [live[i] for i in idx]
+            answer = getattr(agents[player], method)(
+                np.stack([m.board for m in group]), [m.state for m in group], np.array([m.player for m in group]))
+            out[idx] = np.asarray(answer, bool).reshape(len(idx))
+    return out
+
+
+def _cube_turn(agents: Sequence[Agent], live: list[_Live]) -> None:
+    """The side on roll may double before rolling; a take doubles the cube, a pass ends the game."""
+    ready = [m for m in live if m.dice is None and may_double(m.state, m.player)]
+    if not ready:
+        return
+    doubled = [m for m, yes in zip(ready, _ask(agents, "double_decision", ready, lambda m: m.player)) if yes]
+    if not doubled:
+        return
+    takes = _ask(agents, "take_decision", doubled, lambda m: 1 - m.player)
+    for m, take in zip(doubled, takes):
+        m.actions += [Action(m.player, DOUBLE), Action(1 - m.player, TAKE if take else DROP)]
+        if take:
+            m.state = after_take(m.state, m.player)
+        else:
+            m.end_game(m.player, DROPPED, m.state.cube.value, drop_points(m.state))
+
+
+def _move_turn(agents: Sequence[Agent], live: list[_Live]) -> None:
+    """Every live match rolls (if not already) and its side on roll moves; a bear-off ends the game."""
+    for m in live:
+        if m.dice is None:
+            d1, d2 = roll(m.rng)
+            m.dice = (max(d1, d2), min(d1, d2))
+    groups = [[m for m in live if m.player == player] for player in (0, 1)]  # before anyone moves
+    for player, group in enumerate(groups):
+        if not group:
+            continue
+        boards = np.stack([m.board for m in group])
+        dice = np.array([m.dice for m in group], np.int8)
+        moves = generate(boards, dice)
+        chosen = agents[player].choose(boards, dice, moves)
+        for m, k in zip(group, chosen):
+            steps = tuple(sorted(((int(f), int(t)) for f, t in moves.steps[k] if f >= 0), reverse=True))
+            m.actions.append(Action(player, MOVE, m.dice, steps))
+            m.board = moves.results[k].copy()
+            kind = -int(game_results(m.board))  # the loser is on roll now
+            if kind:
+                cube = m.state.cube.value
+                m.end_game(player, kind, cube, points_for(kind, cube, jacoby=m.state.jacoby_active))
+            else:
+                m.player, m.dice = 1 - player, None
+
+
+def play_matches(agent_a: Agent, agent_b: Agent, seeds: Sequence[int], length: int = 7, games: int = 1,
+                 jacoby: bool = False, names: tuple[str, str] | None = None) -> list[MatchRecord]:
+    """One match per seed, A (player 0) against B, all in lockstep in this process.
+
+    ``length`` 0 plays money sessions of ``games`` games each, with the Jacoby rule if
+    ``jacoby``; in a match ``games`` is ignored.
+    """
+    if length < 0 or (not length and games < 1):
+        raise ConfigError(f"length={length}, games={games}: a match needs length >= 1, money games >= 1")
+    agents = (agent_a, agent_b)
+    matches = [_Live(int(seed), length, games, jacoby) for seed in seeds]
+    live = list(matches)
+    while live:
+        _cube_turn(agents, live)
+        live = [m for m in live if not m.done]  # a pass can end a match
+        _move_turn(agents, live)
+        live = [m for m in live if not m.done]
+    names = names or (agent_a.name, agent_b.name)
+    return [MatchRecord(length, names, tuple(m.records), m.state.score, m.state.jacoby) for m in matches]
+
+
+def _play_shard(args) -> list[MatchRecord]:
+    import torch  # only the workers pin torch to one thread each
+
+    spec_a, spec_b, seeds, length, games, jacoby = args
+    torch.set_num_threads(1)
+    return play_matches(make_agent(spec_a), make_agent(spec_b), seeds, length, games, jacoby, names=(spec_a, spec_b))
+
+
+def play_match_specs(spec_a: str, spec_b: str, matches: int, length: int = 7, games: int = 1, jacoby: bool = False,
+                     seed: int = 0, processes: int = 1, shard: int = 8,
+                     progress: bool = False) -> tuple[list[MatchRecord], float]:
+    """:func:`play_matches` for agents named by spec strings, over ``processes`` processes.
+
+    Returns the records, in seed order, and the seconds taken. Seeds are drawn here and
+    cut into shards of ``shard`` matches, each played with freshly built agents (gnubg's
+    engine is global state, and a fresh agent starts its own randomness afresh), so the
+    records depend on ``seed`` and ``shard`` but not on ``processes``.
+    """
+    if matches < 1 or shard < 1 or processes < 1:
+        raise ConfigError(f"matches={matches}, shard={shard}, processes={processes}: each must be at least 1")
+    make_agent(spec_a), make_agent(spec_b)  # fail fast, in this process, on a bad spec
+    seeds = np.random.default_rng(seed).integers(2**63, size=matches)
+    jobs = [(spec_a, spec_b, seeds[lo:lo + shard], length, games, jacoby) for lo in range(0, matches, shard)]
+    start = time.perf_counter()
+    records: list[MatchRecord] = []
+    with tqdm(total=matches, unit="match", disable=not progress, dynamic_ncols=True) as bar:
+        for res in _shards(jobs, processes):
+            records += res
+            bar.update(len(res))
+    return records, time.perf_counter() - start
+
+
+def _shards(jobs: list, processes: int):
+    """Each job's records, in order: here, or in a pool of spawned processes."""
+    if processes == 1:
+        yield from map(_play_shard, jobs)
+        return
+    with mp.get_context("spawn").Pool(min(processes, len(jobs))) as pool:
+        yield from pool.imap(_play_shard, jobs)
+
+
+# --------------------------------------------------------------------------- statistics
+
+
+def wilson_interval(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """Wilson's score interval for a win rate: sound near 0 and 1 and for few matches."""
+    if n == 0:
+        return 0.0, 1.0
+    p = wins / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+@dataclass
+class MatchSummary:
+    """Results from A's side. ``wins`` counts matches won, or in money games won, out of ``decided``.
+
+    ``ppg`` is A's points per game (signed, cube included) with a normal 95% half-width;
+    gammon rates count games borne off with a gammon (backgammons included) or a
+    backgammon; the cube counts are per game.
+    """
+
+    length: int
+    matches: int
+    games: int
+    wins: int
+    decided: int
+    win_rate: float
+    win_low: float
+    win_high: float
+    ppg: float
+    ppg_ci95: float
+    a_gammon_rate: float
+    a_backgammon_rate: float
+    b_gammon_rate: float
+    b_backgammon_rate: float
+    doubles_per_game: float
+    drops_per_game: float
+    seconds: float
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+    def __str__(self) -> str:
+        unit = "games" if self.length == 0 else "matches"
+        head = (f"A wins {self.wins}/{self.decided} {unit} ({100 * self.win_rate:.1f}%, "
+                f"95% {100 * self.win_low:.1f}-{100 * self.win_high:.1f}%)")
+        return (f"{head}, {self.ppg:+.3f} ± {self.ppg_ci95:.3f} ppg over {self.games} games; gammons A "
+                f"{100 * self.a_gammon_rate:.1f}% B {100 * self.b_gammon_rate:.1f}%; "
+                f"{self.doubles_per_game:.2f} doubles and {self.drops_per_game:.2f} drops per game; "
+                f"{self.seconds:.1f}s")
+
+
+def summarise(records: Sequence[MatchRecord], seconds: float = 0.0) -> MatchSummary:
+    """The statistics of ``records`` (all of one kind: matches or money sessions)."""
+    games = [g for r in records for g in r.games]
+    points = np.array([g.points if g.winner == 0 else -g.points for g in games], float)
+    length = records[0].length if records else 0
+    if length:
+        wins, decided = sum(r.winner == 0 for r in records), len(records)
+    else:
+        wins, decided = int((points > 0).sum()), len(games)
+    low, high = wilson_interval(wins, decided)
+    n = max(len(games), 1)
+
+    def rate(player: int, kind: int) -> float:
+        return sum(g.winner == player and g.kind >= kind for g in games) / n
+
+    actions = [a.kind for g in games for a in g.actions]
+    return MatchSummary(
+        length=length,
+        matches=len(records),
+        games=len(games),
+        wins=wins,
+        decided=decided,
+        win_rate=wins / decided if decided else 0.0,
+        win_low=low,
+        win_high=high,
+        ppg=float(points.mean()) if len(games) else 0.0,
+        ppg_ci95=float(1.96 * points.std(ddof=1) / math.sqrt(len(games))) if len(games) > 1 else 0.0,
+        a_gammon_rate=rate(0, 2),
+        a_backgammon_rate=rate(0, 3),
+        b_gammon_rate=rate(1, 2),
+        b_backgammon_rate=rate(1, 3),
+        doubles_per_game=actions.count(DOUBLE) / n,
+        drops_per_game=actions.count(DROP) / n,
+        seconds=seconds,
+    )

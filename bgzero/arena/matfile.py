@@ -1,0 +1,327 @@
+"""Match transcripts in the plain-text ``.mat`` format (JellyFish's) that GNU Backgammon imports.
+
+:func:`format_match` writes a :class:`~bgzero.arena.match.MatchRecord` exactly as gnubg's ``export
+match mat`` (``ExportGameJF``, gnubg 1.07) writes the same match after importing it:
+
+* ``; `` comment lines, a blank line, `` N point match`` (``0`` for a money session);
+* per game `` Game k`` and the two players' names and scores before the game (money:
+  running totals), player 0 in the left column and player 1 in the right;
+* numbered lines holding one action per column: ``63: 24/18 13/10`` (dice larger first,
+  every die its own ``from/to`` step, 25 the bar, 0 off, ``*`` on the first landing on a
+  blot), `` Doubles => 4``, `` Takes``, `` Drops``; an empty move (``66:``) is a roll that
+  cannot be played;
+* ``Wins N point(s)`` under the winner's column, then a blank line. After a bear-off ``N``
+  is the result times the cube, as gnubg writes it (it ignores the Jacoby rule there; the
+  next game's score line has the points actually scored).
+
+Steps are in gnubg's canonical order (highest source first), the order gnubg's importer
+stores them in, so a file written here comes back out of gnubg unchanged. gnubg marks the
+Crawford game by nothing but the score line: the first game in which one side is 1-away is
+the Crawford game, and its importer (and :func:`parse_match`) infer it from that. Names
+may not hold spaces or colons (gnubg's importer splits the score line at the colons), so
+:func:`player_name` replaces them.
+
+:func:`parse_match` reads such a file back into a ``MatchRecord``, splitting the columns as
+gnubg's importer does, and replays it under the rules: every move must be a legal play of
+its roll, every double legal in its state, every score line and ``Wins`` line what the
+replay gives; anything else is a :class:`MatFormatError` naming the line.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+
+from bgzero.arena.match import (
+    DOUBLE,
+    DROP,
+    DROPPED,
+    MOVE,
+    TAKE,
+    Action,
+    GameRecord,
+    MatchRecord,
+)
+from bgzero.atomic import atomic_write_text
+from bgzero.cube import (
+    IllegalCubeActionError,
+    MatchState,
+    after_take,
+    award,
+    drop_points,
+    points_for,
+)
+from bgzero.engine.board import START
+from bgzero.engine.game import game_results
+from bgzero.engine.notation import parse_move
+from bgzero.errors import BgzeroError, IllegalMoveError, InvalidDiceError
+
+NAME_LENGTH = 20  # keeps " name : score" inside gnubg's 31-column field up to 7-digit scores
+_LEFT = 27  # width of the left column's text; the right column starts at character 33
+_NAME_CHARS = re.compile(r"[^A-Za-z0-9_.@+-]")
+_HEADER = re.compile(r"\s*(\d+)\s+point\s+match\s*$", re.IGNORECASE)
+_SCORES = re.compile(r"\s*([^\s:]+)\s*:\s*(\d+)\s+([^\s:]+)\s*:\s*(\d+)\s*$")
+_ROLL = re.compile(r"([1-6])([1-6]):(.*)$")
+_STEP = re.compile(r"(\d{1,2})/(\d{1,2})\*?$")
+_DOUBLE = re.compile(r"doubles?(?:\s*=>\s*(\d+))?$", re.IGNORECASE)
+_WINS = re.compile(r"wins\s+(\d+)\s+points?$", re.IGNORECASE)
+
+
+class MatFormatError(BgzeroError, ValueError):
+    """A ``.mat`` text that cannot be read back: the message names the line and the problem."""
+
+
+def player_name(text: str) -> str:
+    """``text`` as a name gnubg's importer keeps intact: safe characters only, at most 20 of them.
+
+    Too long a name keeps its end (a checkpoint's file name and ply say more than its folder).
+    """
+    name = _NAME_CHARS.sub("_", str(text)) or "player"
+    return name[-NAME_LENGTH:]
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def format_match(record: MatchRecord, comments: tuple[str, ...] = ()) -> str:
+    """The ``.mat`` text of ``record``; each of ``comments`` becomes a ``; `` line at the top."""
+    names = tuple(player_name(n) for n in record.names)
+    out = [f"; {line}\n" for c in comments for line in c.splitlines()]
+    out += ["\n"] if comments else []
+    out.append(f" {record.length} point match\n\n")
+    for k, game in enumerate(record.games, 1):
+        out += _format_game(k, game, names)
+    return "".join(out)
+
+
+def write_match(path, record: MatchRecord, comments: tuple[str, ...] = ()) -> Path:
+    """Write ``record`` as a ``.mat`` file at ``path`` (parents created)."""
+    return atomic_write_text(path, format_match(record, comments))
+
+
+def _format_game(k: int, game: GameRecord, names: tuple[str, str]) -> list[str]:
+    """gnubg's ``ExportGameJF``: actions alternate columns, two to a numbered line."""
+    left = f"{names[0]} : {game.score[0]}"
+    out = [f" Game {k}\n", f" {left:<31}{names[1]} : {game.score[1]}\n"]
+    board, cube, i = START, 1, 0
+    if game.actions[0].player == 1:  # player 1 opens: the left column of line 1 stays empty
+        out.append(f"{1:3d}) {'':<{_LEFT}} ")
+        i = 1
+    for action in game.actions:
+        result = 0
+        if action.kind == MOVE:
+            text = f"{action.dice[0]}{action.dice[1]}: {_plain(board, action.steps)}"
+            board = _play(board, action.dice, action.steps)
+            result = abs(int(game_results(board)))
+        elif action.kind == DOUBLE:
+            cube *= 2
+            text = f" Doubles => {cube}"
+        elif action.kind == TAKE:
+            text = " Takes"
+        else:
+            gap = "\n" + " " * 6 if i & 1 else " " * 23
+            text = f" Drops{gap}Wins {_points(cube // 2)}"
+        out.append(text + "\n" if i & 1 else f"{(i >> 1) + 1:3d}) {text:<{_LEFT}} ")
+        if action.kind == DROP:
+            out.append("\n" if i & 1 else "\n\n")
+        if result:
+            lead = " " * 34 if i & 1 else "\n" + " " * 6
+            out.append(f"{lead}Wins {_points(result * cube)}\n\n")
+        i += 1
+    return out
+
+
+def _points(n: int) -> str:
+    return f"{n} point{'' if n == 1 else 's'}"
+
+
+def _plain(board: np.ndarray, steps) -> str:
+    """gnubg's ``FormatMovePlain``: ``from/to`` per die, ``*`` where a step first lands on a blot.
+
+    Every step but a fourth is followed by a space, trailing ones included, as gnubg writes.
+    """
+    text, landed = "", set()
+    for n, (src, dst) in enumerate(steps):
+        hit = dst > 0 and board[1, 24 - dst] > 0 and dst not in landed
+        landed.add(dst)
+        text += f"{src}/{dst}{'*' if hit else ''}{' ' if n < 3 else ''}"
+    return text
+
+
+def _play(board: np.ndarray, dice, steps) -> np.ndarray:
+    """The position after a recorded play, sides swapped (checked for legality on the way)."""
+    return parse_move(board, dice, " ".join(f"{s}/{d}" for s, d in steps))
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def read_match(path, *, jacoby: bool = False) -> MatchRecord:
+    """:func:`parse_match` of the file at ``path``."""
+    return parse_match(Path(path).read_text(), jacoby=jacoby)
+
+
+def parse_match(text: str, *, jacoby: bool = False) -> MatchRecord:
+    """The match a ``.mat`` text records, replayed and checked; :class:`MatFormatError` otherwise.
+
+    A ``.mat`` file does not say whether a money session used the Jacoby rule: pass
+    ``jacoby`` (the score lines are checked against it).
+    """
+    lines = text.splitlines()
+    length, start = _header(lines)
+    blocks = _game_blocks(lines, start)
+    if not blocks:
+        raise MatFormatError("no ' Game 1' line: the file holds no games")
+    state = MatchState(length, jacoby=jacoby)
+    names, games = None, []
+    for k, (first, body) in enumerate(blocks, 1):
+        if state.over:
+            raise MatFormatError(f"line {first + 1}: game {k} follows the end of the match at {state.score}")
+        game_names, score = _score_line(lines, first, body)
+        names = names or game_names
+        if score != state.score:
+            raise MatFormatError(f"line {first + 1}: game {k} starts at {score}, but the games before end at {state.score}")
+        game = _replay(lines, body, state, k)
+        games.append(game)
+        state = award(state, game.winner, game.points)
+    return MatchRecord(length, names, tuple(games), state.score, jacoby)
+
+
+def _header(lines: list[str]) -> tuple[int, int]:
+    """The match length and the index of the line after `` N point match``."""
+    for n, line in enumerate(lines):
+        if not line.strip() or line.lstrip().startswith(("#", ";")):
+            continue
+        found = _HEADER.match(line)
+        if not found:
+            raise MatFormatError(f"line {n + 1}: expected ' N point match' (N = 0 for money), got {line.strip()!r}")
+        return int(found.group(1)), n + 1
+    raise MatFormatError("no ' N point match' line: not a .mat file")
+
+
+def _game_blocks(lines: list[str], start: int) -> list[tuple[int, list[int]]]:
+    """``(index of the ' Game k' line, indices of its non-blank lines)`` per game, in order."""
+    blocks: list[tuple[int, list[int]]] = []
+    for n in range(start, len(lines)):
+        line = lines[n]
+        if line.startswith(" Game "):
+            if line[6:].strip() != str(len(blocks) + 1):
+                raise MatFormatError(f"line {n + 1}: expected ' Game {len(blocks) + 1}', got {line.strip()!r}")
+            blocks.append((n, []))
+        elif line.strip():
+            if not blocks:
+                raise MatFormatError(f"line {n + 1}: {line.strip()!r} comes before ' Game 1'")
+            blocks[-1][1].append(n)
+    return blocks
+
+
+def _score_line(lines: list[str], first: int, body: list[int]) -> tuple[tuple[str, str], tuple[int, int]]:
+    if not body:
+        raise MatFormatError(f"line {first + 1}: the game has no score line and no moves")
+    found = _SCORES.match(lines[body[0]])
+    if not found:
+        raise MatFormatError(f"line {body[0] + 1}: expected 'name : score   name : score', got {lines[body[0]].strip()!r}")
+    name0, s0, name1, s1 = found.groups()
+    return (name0, name1), (int(s0), int(s1))
+
+
+def _columns(line: str) -> tuple[str, str]:
+    """The left and right column of an action line, split as gnubg's importer (``ImportGame``) does.
+
+    Two colons (two rolls): the right column starts at the second roll. Otherwise at the
+    first double space after character 15. The left column drops its ``n)`` number.
+    """
+    first = line.find(":")
+    second = line.find(":", first + 1) if first >= 0 else -1
+    if second > 3:
+        left, right = line[:second - 3], line[second - 2:]
+    elif len(line) > 15 and (gap := line.find("  ", 15)) >= 0:
+        left, right = line[:gap], line[gap + 1:]
+    else:
+        left, right = line, ""
+    return left[left.find(")") + 1:].strip(), right.strip()
+
+
+def _replay(lines: list[str], body: list[int], state: MatchState, k: int) -> GameRecord:
+    """Replay one game's action lines from ``state``: its record, or the first rule it breaks."""
+    start, board = state, START
+    actions: list[Action] = []
+    on_roll = None  # known from the opening move on
+    end = None  # (winner, kind, cube, points, the points gnubg writes) once the game is over
+    for n in body[1:]:
+        for player, entry in zip((0, 1), _columns(lines[n])):
+            if not entry:
+                continue
+            where = f"line {n + 1} (game {k}, {'left' if player == 0 else 'right'} column)"
+            wins = _WINS.match(entry)
+            if wins:
+                if end is None:
+                    raise MatFormatError(f"{where}: {entry!r} before the game is over (resignations are not read)")
+                if int(wins[1]) != end[4]:
+                    raise MatFormatError(f"{where}: {entry!r}, but the replay wins {_points(end[4])}")
+                continue
+            if end is not None:
+                raise MatFormatError(f"{where}: {entry!r} after the game is over")
+            doubled = actions[-1].player if actions and actions[-1].kind == DOUBLE else None
+            answer = entry.lower().split()[0] if entry.lower().startswith(("take", "drop", "pass")) else None
+            if (doubled is None) != (answer is None):
+                raise MatFormatError(f"{where}: {entry!r} " + (
+                    "does not answer a double" if doubled is None else "where the double must be taken or dropped"))
+            if answer:
+                if player == doubled:
+                    raise MatFormatError(f"{where}: player {player} answers their own double")
+                if answer.startswith("take"):
+                    actions.append(Action(player, TAKE))
+                    state, on_roll = after_take(state, doubled), doubled
+                else:
+                    actions.append(Action(player, DROP))
+                    cube = drop_points(state)
+                    end = (doubled, DROPPED, cube, cube, cube)
+                continue
+            if on_roll not in (None, player):
+                raise MatFormatError(f"{where}: player {player} acts, but player {on_roll} is on roll")
+            roll, double = _ROLL.match(entry), _DOUBLE.match(entry)
+            if roll:
+                dice = (max(int(roll[1]), int(roll[2])), min(int(roll[1]), int(roll[2])))
+                steps = _steps(roll[3], where)
+                try:
+                    board = _play(board, dice, steps)
+                except (IllegalMoveError, InvalidDiceError) as e:
+                    raise MatFormatError(f"{where}: {entry!r}: {e}") from None
+                actions.append(Action(player, MOVE, dice, steps))
+                on_roll = 1 - player
+                kind = abs(int(game_results(board)))
+                if kind:
+                    cube = state.cube.value
+                    end = (player, kind, cube, points_for(kind, cube, jacoby=state.jacoby_active), kind * cube)
+            elif double:
+                if not actions:
+                    raise MatFormatError(f"{where}: a double before the opening roll")
+                try:
+                    value = after_take(state, player).cube.value
+                except IllegalCubeActionError as e:
+                    raise MatFormatError(f"{where}: {e}") from None
+                if double[1] is not None and int(double[1]) != value:
+                    raise MatFormatError(f"{where}: {entry!r}, but the cube goes to {value}")
+                actions.append(Action(player, DOUBLE))
+                on_roll = player
+            else:
+                raise MatFormatError(f"{where}: cannot read {entry!r}: expected a roll 'DD: moves', "
+                                     "'Doubles => N', 'Takes', 'Drops' or 'Wins N points'")
+    if end is None:
+        raise MatFormatError(f"line {body[-1] + 1}: game {k} ends without a winner (no bear-off or dropped double)")
+    winner, kind, cube, points, _ = end
+    return GameRecord(start.score, start.crawford, tuple(actions), winner, kind, cube, points)
+
+
+def _steps(text: str, where: str) -> tuple[tuple[int, int], ...]:
+    """``from/to`` steps of the plain format, in gnubg's canonical order (highest first)."""
+    steps = []
+    for token in text.split():
+        found = _STEP.match(token)
+        if not found:
+            raise MatFormatError(f"{where}: cannot read the step {token!r}: expected from/to, like 24/18 or 25/22*")
+        steps.append((int(found[1]), int(found[2])))
+    return tuple(sorted(steps, reverse=True))

@@ -1,0 +1,303 @@
+"""The cubeless game: opening roll, alternating turns, seeded dice, and the result.
+
+A game replays exactly from its seed: every die comes from one ``np.random.Generator``
+made from that seed, and nothing else draws from it, so two agents given the same seed
+see the same dice (RULES.md sections 2 and 6). The cube and matches live elsewhere; this
+module only knows who won and by how much at a cube of 1.
+
+Results are signed from the view of the side on roll of the board they are read from.
+After the winner's last move the sides are swapped (as :func:`bgzero.engine.movegen.generate`
+returns them), so the side on roll is the loser and the result is negative.
+"""
+
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass
+from enum import IntEnum
+from typing import Protocol, Sequence
+
+import numpy as np
+
+from bgzero.engine.board import NUM_CHECKERS, START, start_board, validate
+from bgzero.engine.movegen import MoveBatch, generate
+from bgzero.errors import IllegalMoveError, InvalidPositionError
+
+Dice = tuple[int, int]
+
+
+class Chooser(Protocol):
+    """What :func:`play_game` asks of a player (every :class:`bgzero.agents.base.Agent` is one)."""
+
+    def choose(self, boards: np.ndarray, dice: np.ndarray, moves: MoveBatch) -> np.ndarray: ...
+
+_BACKGAMMON_COLUMNS = slice(18, 25)  # the loser's points 19-24 (the winner's home) and bar
+
+
+class Outcome(IntEnum):
+    """How a game was won (rule 22); the value is its points at a cube of 1."""
+
+    SINGLE = 1
+    GAMMON = 2
+    BACKGAMMON = 3
+
+
+# --------------------------------------------------------------------------- results
+
+
+def game_results(boards, *, backgammon_counts_as_gammon: bool = False) -> np.ndarray:
+    """Signed points of finished games, 0 where play goes on; shape ``boards.shape[:-2]``.
+
+    Positive when the side on roll has borne off all 15 checkers, negative when the
+    other side has. A backgammon scores 3, or 2 with ``backgammon_counts_as_gammon``.
+    """
+    boards = np.asarray(boards)
+    if boards.shape[-2:] != (2, 25):
+        raise InvalidPositionError(f"boards must have shape (..., 2, 25), got {boards.shape}")
+    on_board = boards.sum(axis=-1, dtype=np.int32)
+    won = on_board == 0
+    both = won.all(axis=-1)
+    if both.any():
+        where = tuple(int(i) for i in np.argwhere(both)[0])
+        raise InvalidPositionError(f"board {where} has both sides with all checkers borne off")
+    sign = won[..., 0].astype(np.int8) - won[..., 1].astype(np.int8)
+    loser = np.where(won[..., 0, None], boards[..., 1, :], boards[..., 0, :])
+    gammon = loser.sum(axis=-1) == NUM_CHECKERS
+    backgammon = gammon & (loser[..., _BACKGAMMON_COLUMNS].sum(axis=-1) > 0)
+    points = 1 + gammon.astype(np.int8)
+    if not backgammon_counts_as_gammon:
+        points += backgammon
+    return sign * points
+
+
+def game_result(board, *, backgammon_counts_as_gammon: bool = False) -> int:
+    """:func:`game_results` for one board, checked with :func:`bgzero.engine.board.validate`."""
+    return int(game_results(validate(board), backgammon_counts_as_gammon=backgammon_counts_as_gammon))
+
+
+def is_game_over(boards) -> np.ndarray:
+    """Whether either side has borne off all its checkers (rule 21), per board."""
+    boards = np.asarray(boards)
+    if boards.shape[-2:] != (2, 25):
+        raise InvalidPositionError(f"boards must have shape (..., 2, 25), got {boards.shape}")
+    return (boards.sum(axis=-1, dtype=np.int32) == 0).any(axis=-1)
+
+
+# --------------------------------------------------------------------------- dice
+
+
+def roll(rng: np.random.Generator) -> Dice:
+    """Two dice for a turn after the opening (rule 6)."""
+    d1, d2 = rng.integers(1, 7, size=2)
+    return int(d1), int(d2)
+
+
+def opening_roll(rng: np.random.Generator) -> tuple[int, Dice]:
+    """``(first_player, (high, low))``: one die each, ties rolled again (rule 5).
+
+    Player 0 rolls the first die of each pair; the higher die moves first and plays both
+    numbers, so the opening roll is never a double.
+    """
+    while True:
+        d0, d1 = roll(rng)
+        if d0 != d1:
+            return (0 if d0 > d1 else 1), (max(d0, d1), min(d0, d1))
+
+
+def _opening_rolls(n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Vectorised :func:`opening_roll`: first players ``(n,)`` and dice ``(n, 2)``."""
+    dice = rng.integers(1, 7, size=(n, 2))
+    ties = np.flatnonzero(dice[:, 0] == dice[:, 1])
+    while ties.size:
+        dice[ties] = rng.integers(1, 7, size=(ties.size, 2))
+        ties = ties[dice[ties, 0] == dice[ties, 1]]
+    return (dice[:, 1] > dice[:, 0]).astype(np.int8), dice
+
+
+# --------------------------------------------------------------------------- one game
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One ply for a transcript: who moved, the roll, the play and the board before it.
+
+    ``board`` has ``player`` on roll; ``steps`` are ``(from, to)`` pairs in that
+    player's numbering (25 the bar, 0 off), empty when the roll could not be played.
+    """
+
+    player: int
+    dice: Dice
+    steps: tuple[tuple[int, int], ...]
+    board: np.ndarray
+
+
+@dataclass(frozen=True)
+class GameResult:
+    """The winner (0 or 1), the points won at a cube of 1, and how (``kind``).
+
+    ``points`` differs from ``kind`` only for a backgammon scored as a gammon.
+    """
+
+    winner: int
+    points: int
+    kind: Outcome
+
+
+class Game:
+    """A cubeless game in progress, advanced one ply at a time.
+
+    ``board`` always has ``player`` on roll. ``dice`` is the current roll, or ``None``
+    before it is rolled (the later cube module acts there). The opening roll is made on
+    construction, so the first player's dice are already set.
+    """
+
+    def __init__(self, seed=None, *, backgammon_counts_as_gammon: bool = False):
+        self.rng = np.random.default_rng(seed)
+        self.backgammon_counts_as_gammon = backgammon_counts_as_gammon
+        self.player, self.dice = opening_roll(self.rng)
+        self.board = start_board()
+        self.turns: list[Turn] = []
+        self.result: GameResult | None = None
+
+    def _check_not_over(self) -> None:
+        if self.result is not None:
+            raise IllegalMoveError(f"the game is over: {self.result}")
+
+    def roll(self) -> Dice:
+        """Roll for the player on roll, unless the dice are already rolled."""
+        self._check_not_over()
+        if self.dice is None:
+            self.dice = roll(self.rng)
+        return self.dice
+
+    def moves(self) -> MoveBatch:
+        """Every distinct legal result of the current roll (rolling first if needed)."""
+        return generate(self.board[None], np.array([self.roll()]))
+
+    def play(self, index: int, moves: MoveBatch | None = None) -> None:
+        """Play result ``index`` of :meth:`moves` (pass ``moves`` to skip regenerating)."""
+        self._check_not_over()
+        moves = self.moves() if moves is None else moves
+        index = operator.index(index)
+        if not 0 <= index < len(moves.results):
+            raise IllegalMoveError(f"move index {index} is outside 0..{len(moves.results) - 1}")
+        steps = tuple((int(f), int(t)) for f, t in moves.steps[index] if f >= 0)
+        board = self.board.copy()
+        board.setflags(write=False)
+        self.turns.append(Turn(self.player, self.dice, steps, board))
+        self.board = moves.results[index].copy()
+        points = game_result(self.board)
+        if points:
+            kind = Outcome(-points)
+            scored = Outcome.GAMMON if kind is Outcome.BACKGAMMON and self.backgammon_counts_as_gammon else kind
+            self.result = GameResult(self.player, int(scored), kind)
+        self.player ^= 1
+        self.dice = None
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """A finished game: its seed, every ply, the result, and the final board.
+
+    ``final_board`` has the loser on roll, as the winner's last move left it.
+    """
+
+    seed: object
+    turns: tuple[Turn, ...]
+    result: GameResult
+    final_board: np.ndarray
+
+
+def play_game(agents: Chooser | Sequence[Chooser], seed=None, *,
+              backgammon_counts_as_gammon: bool = False) -> GameRecord:
+    """Play one game to the end; ``agents`` is one agent for both sides or ``(p0, p1)``.
+
+    An agent is asked only when it has a choice, so a forced play or a lost turn draws
+    nothing from an agent's own randomness.
+    """
+    pair = tuple(agents) if isinstance(agents, (tuple, list)) else (agents, agents)
+    game = Game(seed, backgammon_counts_as_gammon=backgammon_counts_as_gammon)
+    while game.result is None:
+        moves = game.moves()
+        index = 0
+        if len(moves.results) > 1:
+            index = int(pair[game.player].choose(game.board[None], np.array([game.dice]), moves)[0])
+        game.play(index, moves)
+    return GameRecord(seed, tuple(game.turns), game.result, game.board)
+
+
+# --------------------------------------------------------------------------- many games
+
+
+@dataclass(frozen=True)
+class RandomGames:
+    """Outcomes of :func:`play_random_games`.
+
+    ``points`` are signed from player 0's view (player 0 rolls the first opening die);
+    ``plies`` counts turns played, lost turns included.
+    """
+
+    points: np.ndarray
+    plies: np.ndarray
+
+
+def _random_plies(boards: np.ndarray, dice: np.ndarray, rng: np.random.Generator, threads: int) -> np.ndarray:
+    """One uniformly random distinct result per board, sides swapped."""
+    batch = generate(boards, dice, threads=threads)
+    picks = batch.offsets[:-1] + (rng.random(len(batch)) * batch.counts()).astype(np.int64)
+    return batch.results[picks]
+
+
+def play_random_games(n: int, seed=None, *, threads: int = 1) -> RandomGames:
+    """Play ``n`` random-vs-random games in lockstep, one :func:`generate` call a ply.
+
+    Each side picks uniformly among the distinct results; seeded, so benchmarks and tests
+    compare like with like.
+    """
+    rng = np.random.default_rng(seed)
+    player, dice = _opening_rolls(n, rng)
+    boards = np.broadcast_to(START, (n, 2, 25)).copy()
+    points = np.zeros(n, np.int8)
+    plies = np.zeros(n, np.int32)
+    live = np.arange(n)
+    while live.size:
+        boards[live] = _random_plies(boards[live], dice, rng, threads)
+        plies[live] += 1
+        loss = game_results(boards[live])  # the side now on roll has lost
+        over = loss != 0
+        done = live[over]
+        points[done] = np.where(player[done] == 0, -loss[over], loss[over])
+        player[live] ^= 1
+        live = live[~over]
+        dice = rng.integers(1, 7, size=(live.size, 2))
+    return RandomGames(points, plies)
+
+
+def random_positions(n: int, seed=None, *, games: int = 1024, burn_in: int = 200,
+                     threads: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """``n`` positions met in random play and the roll played there: ``(n, 2, 25)``, ``(n, 2)``.
+
+    ``games`` games run in lockstep and a finished one starts afresh. Every game first
+    plays ``burn_in`` plies unrecorded (about two games), so that the sample covers
+    openings, contact, races and bear-offs in the proportions random play visits them
+    rather than only the first plies of ``games`` fresh games.
+    """
+    rng = np.random.default_rng(seed)
+    games = max(1, min(games, n))
+    boards = np.broadcast_to(START, (games, 2, 25)).copy()
+    dice = _opening_rolls(games, rng)[1]
+    out_boards = np.empty((n, 2, 25), np.int8)
+    out_dice = np.empty((n, 2), np.int8)
+    filled = -burn_in * games
+    while filled < n:
+        if filled >= 0:
+            take = min(games, n - filled)
+            out_boards[filled:filled + take] = boards[:take]
+            out_dice[filled:filled + take] = dice[:take]
+        filled += games
+        boards = _random_plies(boards, dice, rng, threads)
+        dice = rng.integers(1, 7, size=(games, 2))
+        over = np.flatnonzero(is_game_over(boards))
+        boards[over] = START
+        dice[over] = _opening_rolls(over.size, rng)[1]
+    return out_boards, out_dice

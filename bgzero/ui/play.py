@@ -1,0 +1,445 @@
+"""A person against an agent in the terminal: the board picture, the commands and the game loop.
+
+:class:`PlaySession` reads commands from any text stream and writes to another, so a pipe
+or a test drives a whole match with the same code a person uses at the keyboard. The
+person is player 0 (the left column of the ``.mat`` transcript, the bottom of the board)
+and the bot player 1; every action is recorded as :mod:`bgzero.arena.match` records, so the
+match saves as a ``.mat`` file (:mod:`bgzero.arena.matfile`) that GNU Backgammon imports.
+
+Boards are drawn by :mod:`bgzero.ui.render`, from player 0's side whoever is on roll.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TextIO
+
+import numpy as np
+
+from bgzero.agents.base import Agent
+from bgzero.agents.pubeval import pubeval_scores
+from bgzero.agents.search import evaluate_ply
+from bgzero.agents.specs import parse_spec
+from bgzero.arena.analysis import cube_analysis, evaluator_from_spec, rank_moves
+from bgzero.arena.match import (
+    DOUBLE,
+    DROP,
+    DROPPED,
+    MOVE,
+    TAKE,
+    Action,
+    GameRecord,
+    MatchRecord,
+)
+from bgzero.arena.matfile import write_match
+from bgzero.cube import (
+    MatchState,
+    after_take,
+    award,
+    drop_points,
+    may_double,
+    points_for,
+    to_match_info,
+)
+from bgzero.engine.board import START, borne_off, swap_sides
+from bgzero.engine.classify import is_race
+from bgzero.engine.game import game_results, opening_roll, roll
+from bgzero.engine.movegen import generate
+from bgzero.engine.notation import format_steps
+from bgzero.engine.position import Position
+from bgzero.errors import IllegalMoveError
+from bgzero.ui.render import (
+    KINDS,
+    UNICODE,
+    BoardStyle,
+    describe_cube,
+    describe_score,
+    player_view,
+    render_board,
+)
+from bgzero.value.probs import equity
+
+_RESIGN_WORDS = {"": 1, "s": 1, "single": 1, "n": 1, "normal": 1, "1": 1,
+                 "g": 2, "gammon": 2, "2": 2, "b": 3, "backgammon": 3, "3": 3}
+_SHOWN_LEGAL = 8
+
+
+# --------------------------------------------------------------------------- hints
+
+
+class Hints:
+    """What ``hint`` answers with: a network's ranked moves and cube actions, else pubeval's ranking.
+
+    pubeval scores moves but has no probabilities, so without a network there are move
+    scores (not equities) and no cube advice.
+    """
+
+    def __init__(self, spec: str | None = None, shown: int = 8):
+        self.spec = spec
+        self.evaluator, self.ply = evaluator_from_spec(spec) if spec else (None, 0)
+        self.shown = shown
+
+    @classmethod
+    def for_bot(cls, bot_spec: str, hint_spec: str | None, shown: int = 8) -> Hints:
+        """The ``hint_spec`` network, else the bot's own when it is a checkpoint, else pubeval."""
+        if hint_spec is None and parse_spec(bot_spec)[0] == "checkpoint":
+            hint_spec = bot_spec
+        return cls(hint_spec, shown)
+
+    def moves(self, board: np.ndarray, dice) -> list[str]:
+        """The legal plays of ``dice``, best first, as a table for the side on roll of ``board``."""
+        if self.evaluator is None:
+            return self._pubeval_moves(board, dice)
+        ranked = rank_moves(self.evaluator, board, dice, self.ply)
+        best = ranked[0].equity
+        lines = [f"{self.spec} at {self.ply}-ply, cubeless equity for you:",
+                 "  #  move                      equity    diff    win  w gam  l gam"]
+        for k, m in enumerate(ranked[: self.shown], 1):
+            diff = f"{m.equity - best:+7.3f}" if k > 1 else " " * 7
+            lines.append(f"{k:3d}  {m.move or '(no move)':<24} {m.equity:+7.3f} {diff}  "
+                         f"{m.probs[0]:5.3f}  {m.probs[1]:5.3f}  {m.probs[3]:5.3f}")
+        return lines + self._more(len(ranked))
+
+    def _pubeval_moves(self, board: np.ndarray, dice) -> list[str]:
+        moves = generate(board[None], np.array([dice], np.int8))
+        scores = pubeval_scores(swap_sides(moves.results), np.repeat(is_race(board[None]), len(moves.results)))
+        order = np.argsort(-scores, kind="stable")
+        lines = ["pubeval's ranking (scores, not equities; hint=checkpoint:PATH gives equities):",
+                 "  #  move                       score"]
+        for k, i in enumerate(order[: self.shown], 1):
+            text = format_steps(board, [tuple(s) for s in moves.steps[i].tolist() if s[0] >= 0])
+            lines.append(f"{k:3d}  {text or '(no move)':<24} {scores[i]:+8.3f}")
+        return lines + self._more(len(order))
+
+    def _more(self, n: int) -> list[str]:
+        return [f"  ... and {n - self.shown} more"] if n > self.shown else []
+
+    def cube(self, board: np.ndarray, state: MatchState, doubler: int, doubled: bool) -> list[str]:
+        """The cube action for ``doubler``, on roll in ``board`` before rolling; the answer if ``doubled``."""
+        if self.evaluator is None:
+            return ["no cube hint without a network: pass hint=checkpoint:PATH"]
+        info = to_match_info(state, on_roll=doubler, turn=1 - doubler if doubled else doubler, double_offered=doubled)
+        analysis = cube_analysis(self.evaluator, board, info, self.ply)
+        if analysis.decision is None:
+            return [f"no cube action: {analysis.reason}"]
+        d = analysis.decision
+        eq = d.equities
+        lines = [f"{self.spec} at {self.ply}-ply ({analysis.kind}), normalised cubeful equities for the doubler:",
+                 f"  no double {eq.no_double:+.3f}, double/take {eq.double_take:+.3f}, "
+                 f"double/pass {eq.double_pass:+.3f}",
+                 f"  proper cube action: {d.action}"]
+        return lines + ([f"  proper answer: {d.response}"] if doubled else [])
+
+
+# --------------------------------------------------------------------------- the session
+
+
+class _GameOver(Exception):
+    """Ends the game in progress: ``winner`` scores ``kind`` (1-3 or DROPPED) at ``cube``."""
+
+    def __init__(self, winner: int, kind: int, cube: int, points: int, how: str):
+        super().__init__(how)
+        self.winner, self.kind, self.cube, self.points, self.how = winner, kind, cube, points, how
+
+
+class _Quit(Exception):
+    """The person quit, or the input ended."""
+
+
+HELP = """\
+Commands (any case):
+  24/18 13/11      a move in gnubg notation: bar/22*, 6/off, 13/7(2); then Enter (or ok) to
+                   confirm it, or undo to take it back
+  roll, Enter      roll the dice (when you could double instead)
+  double           offer the cube before rolling
+  take, pass       answer a double
+  hint             the bot's ranked moves, or the cube action
+  resign [s|g|b]   resign a single game (default), a gammon or a backgammon
+  board            draw the board again
+  save [FILE.mat]  save the finished games as a .mat file
+  help             this list
+  quit             end the session (Ctrl-D too)"""
+
+
+class PlaySession:
+    """A match (``length`` points) or money session (``length`` 0, ``games`` games, 0 = until quit).
+
+    ``stdin`` and ``stdout`` are any text streams; when ``stdin`` is not a terminal each
+    line read is echoed, so a scripted session's output reads like a typed one. The dice
+    come only from ``seed``: the same seed and the same input replay the same match.
+    With ``save`` the finished games are written there as ``.mat`` after every game.
+    :attr:`awaiting` and :attr:`legal` tell a scripted player what is asked.
+    """
+
+    def __init__(self, bot: Agent, *, bot_name: str | None = None, name: str = "you", length: int = 5,
+                 games: int = 0, jacoby: bool = False, seed: int = 0, hints: Hints | None = None,
+                 confirm: bool = True, style: BoardStyle = UNICODE, colour: bool = False,
+                 save: str | Path | None = None, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout):
+        self.bot = bot
+        self.names = (name, bot_name or bot.name)
+        self.games, self.seed = games, seed
+        self.hints = hints or Hints()
+        self.confirm, self.style, self.colour = confirm, style, colour
+        self.save_path = Path(save) if save else None
+        self.stdin, self.stdout = stdin, stdout
+        self.echo = not stdin.isatty()
+        self.rng = np.random.default_rng(seed)
+        self.state = MatchState(length, jacoby=jacoby)
+        self.records: list[GameRecord] = []
+        self.playing = False  # a game is in progress
+        self.awaiting: str | None = None  # "cube", "move", "confirm" or "answer" while waiting for input
+        self.legal = None  # the LegalMoves of the roll to play while awaiting "move"
+
+    # ---- plumbing
+
+    def say(self, *lines: str) -> None:
+        for line in lines:
+            print(line, file=self.stdout)
+
+    def ask(self, prompt: str, awaiting: str) -> str:
+        """One line of input, stripped; :class:`_Quit` at end of input or on ``quit``."""
+        self.awaiting = awaiting
+        self.stdout.write(prompt)
+        self.stdout.flush()
+        line = self.stdin.readline()
+        if not line:
+            self.say("", "(end of input)")
+            raise _Quit
+        if self.echo:
+            self.say(line.rstrip("\n"))
+        text = line.strip()
+        if text.lower() in ("quit", "exit", "q"):
+            raise _Quit
+        return text
+
+    def show(self, dice=None) -> None:
+        self.say("", render_board(player_view(self.board, self.player), self.names, state=self.state,
+                                  on_roll=self.player, dice=dice, style=self.style, colour=self.colour), "")
+
+    def common(self, text: str) -> bool:
+        """Handle the commands every prompt knows; False if ``text`` is none of them."""
+        word, _, rest = text.partition(" ")
+        word = word.lower()
+        if word in ("help", "?"):
+            self.say(HELP)
+        elif word == "board":
+            self.show(self.dice)
+        elif word == "save":
+            self.save(rest.strip() or None)
+        elif word == "resign":
+            self.resign(rest.strip().lower())
+        else:
+            return False
+        return True
+
+    # ---- the match
+
+    @property
+    def done(self) -> bool:
+        return self.state.over if not self.state.is_money else 0 < self.games <= len(self.records)
+
+    def record(self) -> MatchRecord:
+        """The finished games so far."""
+        return MatchRecord(self.state.match_length, self.names, tuple(self.records), self.state.score,
+                           self.state.jacoby)
+
+    def run(self) -> MatchRecord:
+        """Play until the match is over (or the session's games are played, or the person quits)."""
+        kind = f"a {self.state.match_length}-point match" if self.state.match_length else "a money session"
+        self.say(f"bgzero-play: {self.names[0]} against {self.names[1]}, {kind}, seed {self.seed}. "
+                 "Type help for the commands.")
+        try:
+            while not self.done:
+                self.play_game()
+        except _Quit:
+            self.say("Session ended.")
+        self.awaiting = None
+        self.say(describe_score(self.state, self.names))
+        if self.state.over:
+            self.say("You won the match." if self.state.score[0] >= self.state.match_length
+                     else f"{self.names[1]} won the match.")
+        return self.record()
+
+    def play_game(self) -> None:
+        self.start, self.actions, self.playing = self.state, [], True
+        self.board = START.copy()
+        self.player, self.dice = opening_roll(self.rng)
+        self.say("", f"Game {len(self.records) + 1}. {describe_score(self.state, self.names)}",
+                 f"Opening roll {self.dice[0]}-{self.dice[1]}: {self.names[self.player]} to play.")
+        try:
+            while True:
+                if self.dice is None:
+                    self.cube_turn()
+                    d1, d2 = roll(self.rng)
+                    self.dice = (max(d1, d2), min(d1, d2))
+                (self.human_move if self.player == 0 else self.bot_move)()
+                self.player, self.dice = 1 - self.player, None
+        except _GameOver as end:
+            self.records.append(GameRecord(self.start.score, self.start.crawford, tuple(self.actions),
+                                           end.winner, end.kind, end.cube, end.points))
+            self.state = award(self.state, end.winner, end.points)
+            self.playing = False
+            who = "You win" if end.winner == 0 else f"{self.names[1]} wins"
+            self.say(f"{who} {end.points} point{'s' if end.points > 1 else ''} ({end.how}).")
+            if self.save_path:
+                self.save(None)
+
+    def moved(self, player: int, steps, result: np.ndarray) -> None:
+        """Record a move and end the game if it bore off the last checker."""
+        self.actions.append(Action(player, MOVE, self.dice, tuple(sorted(steps, reverse=True))))
+        self.board = result
+        kind = -int(game_results(result))  # the loser is on roll now
+        if kind:
+            cube = self.state.cube.value
+            self.say("", render_board(player_view(result, 1 - player), self.names, state=self.state,
+                                      style=self.style, colour=self.colour), "")
+            raise _GameOver(player, kind, cube, points_for(kind, cube, jacoby=self.state.jacoby_active), KINDS[kind])
+
+    # ---- the cube
+
+    def cube_turn(self) -> None:
+        """Before rolling the side on roll may double; the other takes or passes."""
+        if not may_double(self.state, self.player):
+            return
+        if self.player == 0:
+            self.show()
+            while True:
+                text = self.ask("Roll or double? ", "cube").lower()
+                if text in ("", "roll", "r"):
+                    return
+                if text in ("double", "d"):
+                    break
+                if text == "hint":
+                    self.say(*self.hints.cube(self.board, self.state, 0, doubled=False))
+                elif not self.common(text):
+                    self.say(f"{text!r}: type roll (or just Enter), double, hint or help")
+            take = bool(self.bot.take_decision(self.board[None], [self.state], np.array([0]))[0])
+            self.say(f"You double. {self.names[1]} {'takes' if take else 'passes'}.")
+            self.cube_answer(0, take)
+            return
+        if not bool(self.bot.double_decision(self.board[None], [self.state], np.array([1]))[0]):
+            return
+        self.show()
+        self.say(f"{self.names[1]} doubles to {2 * self.state.cube.value}.")
+        while True:
+            text = self.ask("Take or pass? ", "answer").lower()
+            if text in ("take", "t", "pass", "p", "drop"):
+                self.cube_answer(1, text.startswith("t"))
+                return
+            if text == "hint":
+                self.say(*self.hints.cube(self.board, self.state, 1, doubled=True))
+            elif not self.common(text):
+                self.say(f"{text!r}: type take, pass, hint or help")
+
+    def cube_answer(self, doubler: int, take: bool) -> None:
+        self.actions.append(Action(doubler, DOUBLE))
+        self.actions.append(Action(1 - doubler, TAKE if take else DROP))
+        if not take:
+            cube = drop_points(self.state)
+            raise _GameOver(doubler, DROPPED, cube, cube, "double passed")
+        self.state = after_take(self.state, doubler)
+        self.say(describe_cube(self.state, self.names) + ".")
+
+    # ---- moves
+
+    def bot_move(self) -> None:
+        boards, dice = self.board[None], np.array([self.dice], np.int8)
+        moves = generate(boards, dice)
+        k = int(self.bot.choose(boards, dice, moves)[0])
+        steps = [(int(a), int(b)) for a, b in moves.steps[k].tolist() if a >= 0]
+        text = format_steps(self.board, steps) or "cannot move"
+        self.say(f"{self.names[1]} rolls {self.dice[0]}-{self.dice[1]}: {text}")
+        self.moved(1, steps, moves.results[k].copy())
+
+    def human_move(self) -> None:
+        self.legal = Position(self.board).legal_moves(self.dice)
+        self.show(self.dice)
+        if not self.legal[0]:
+            self.say(f"You roll {self.dice[0]}-{self.dice[1]} and cannot move.")
+            self.moved(0, (), self.legal[0].result.board.copy())
+            return
+        while True:
+            text = self.ask(f"Your move ({self.dice[0]}-{self.dice[1]}): ", "move")
+            if text.lower() == "hint":
+                self.say(*self.hints.moves(self.board, self.dice))
+                continue
+            if not text or self.common(text):
+                continue
+            try:
+                move = self.legal.parse(text)
+            except IllegalMoveError as e:
+                self.say(f"Illegal: {e}")
+                if "legal plays" not in str(e):
+                    shown = [m.text for m in self.legal[:_SHOWN_LEGAL]]
+                    more = f" and {len(self.legal) - _SHOWN_LEGAL} more" if len(self.legal) > _SHOWN_LEGAL else ""
+                    self.say(f"Legal plays: {', '.join(shown)}{more}")
+                continue
+            if self.confirm and not self.confirmed(move):
+                self.say("Move taken back.")
+                self.show(self.dice)
+                continue
+            self.legal = None
+            self.moved(0, move.steps, move.result.board.copy())
+            return
+
+    def confirmed(self, move) -> bool:
+        """Show the position after ``move``; True on Enter/ok, False on undo."""
+        self.say("", render_board(swap_sides(move.result.board), self.names, state=self.state, style=self.style,
+                                  colour=self.colour))
+        while True:
+            text = self.ask(f"{move.text}: Enter (or ok) to confirm, undo to take it back: ", "confirm").lower()
+            if text in ("", "ok", "y", "yes", "confirm"):
+                return True
+            if text in ("undo", "u", "n", "no"):
+                return False
+            if text == "hint":
+                self.say(*self.hints.moves(self.board, self.dice))
+            elif not self.common(text):
+                self.say(f"{text!r}: press Enter (or type ok) to play {move.text}, or undo")
+
+    # ---- resigning and saving
+
+    def resign(self, word: str) -> None:
+        """Offer to resign; the bot accepts when the offer is at least what it expects to win."""
+        level = _RESIGN_WORDS.get(word)
+        if not self.actions:  # a game without an action has no .mat transcript
+            self.say("Play the opening roll first; you may resign after it.")
+            return
+        if level is None:
+            self.say(f"resign {word!r}: say resign, resign gammon or resign backgammon")
+            return
+        cube = self.state.cube.value
+        points = points_for(level, cube, jacoby=self.state.jacoby_active)
+        if not self.accepts(level):
+            self.say(f"{self.names[1]} declines your resignation of a {KINDS[level]}.")
+            return
+        raise _GameOver(1, level, cube, points, f"{KINDS[level]}, resigned")
+
+    def accepts(self, level: int) -> bool:
+        """The bot's answer to a resignation of ``level`` (1-3, before the cube).
+
+        A bot with a network accepts when ``level`` is at least its cubeless equity; any
+        other accepts only what it could at most still win (a backgammon while the person
+        has borne off nothing and has a checker in the bot's home or on the bar, a gammon
+        while nothing is borne off, else a single game).
+        """
+        mine = player_view(self.board, self.player)  # player 0, the person, in row 0
+        evaluator = getattr(self.bot, "evaluator", None)
+        if evaluator is not None:
+            probs = evaluate_ply(evaluator, self.board[None], getattr(self.bot, "ply", 0))[0]
+            bot_equity = float(equity(probs)) * (1 if self.player == 1 else -1)
+            return level >= bot_equity
+        if borne_off(mine)[0]:
+            most = 1
+        else:
+            most = 3 if mine[0, 18:].sum() else 2
+        return level >= most
+
+    def save(self, path: str | None) -> None:
+        target = Path(path) if path else self.save_path or Path("bgzero-play.mat")
+        bot = self.names[1] if self.bot.name == self.names[1] else f"{self.names[1]} ({self.bot.name})"
+        comment = f"bgzero-play: {self.names[0]} against {bot}, seed {self.seed}"
+        write_match(target, self.record(), comments=(comment,))
+        unfinished = " (the game in progress is not saved)" if self.playing else ""
+        self.say(f"Saved {len(self.records)} finished game{'s' * (len(self.records) != 1)} to {target}{unfinished}.")

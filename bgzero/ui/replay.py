@@ -1,0 +1,145 @@
+"""Watching games: every action of a match record with the board, at a chosen pace.
+
+:func:`show_match` draws a :class:`~bgzero.arena.match.MatchRecord` action by action (a bot match
+just played, ``bgzero-match ... show=true``); :func:`replay_mat` does the same for a
+``.mat`` file, read and checked by :mod:`bgzero.arena.matfile`. ``bgzero-replay FILE.mat
+pace=0.5`` is the command; ``pace=enter`` waits for Enter between actions instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections.abc import Callable
+from typing import TextIO
+
+from bgzero.arena.match import (
+    DOUBLE,
+    DROP,
+    DROPPED,
+    MOVE,
+    TAKE,
+    GameRecord,
+    MatchRecord,
+)
+from bgzero.arena.matfile import read_match
+from bgzero.cube import MatchState, after_take
+from bgzero.engine.board import START
+from bgzero.engine.game import game_results
+from bgzero.engine.notation import format_steps, parse_move
+from bgzero.errors import BgzeroError
+from bgzero.ui.render import (
+    ASCII,
+    KINDS,
+    UNICODE,
+    BoardStyle,
+    describe_score,
+    player_view,
+    render_board,
+)
+
+
+def show_game(game: GameRecord, names, *, number: int = 1, length: int = 0, jacoby: bool = False,
+              pace: float = 0.0, out: TextIO | None = None, style: BoardStyle = UNICODE, colour: bool = False,
+              sleep: Callable[[float], object] = time.sleep) -> None:
+    """Print ``game`` (game ``number`` of a match to ``length``) action by action, each with the board.
+
+    ``sleep(pace)`` runs after each picture; pass a function that waits for a key to step by hand.
+    """
+    state = MatchState(length, game.score, crawford=game.crawford, jacoby=jacoby)
+    board, on_roll = START, game.actions[0].player  # board: the side on roll in row 0
+
+    def picture(line: str) -> None:
+        print(f"\n{line}", file=out)
+        turn = None if game_results(board) else on_roll  # no arrow once the game is over
+        print(render_board(player_view(board, on_roll), names, state=state, on_roll=turn, style=style,
+                           colour=colour), file=out, flush=True)
+        sleep(pace)
+
+    picture(f"Game {number}. {describe_score(state, names)}")
+    for k, action in enumerate(game.actions, 1):
+        who = names[action.player]
+        if action.kind == MOVE:
+            text = format_steps(board, action.steps)
+            board = parse_move(board, action.dice, text)
+            on_roll = 1 - action.player
+            picture(f"{k}. {who} {_verb(who, 'rolls', 'roll')} {action.dice[0]}-{action.dice[1]}: "
+                    f"{text or 'cannot move'}")
+        elif action.kind == DOUBLE:
+            doubler, on_roll = action.player, action.player
+            picture(f"{k}. {who} {_verb(who, 'doubles', 'double')} to {2 * state.cube.value}")
+        elif action.kind == TAKE:
+            state = after_take(state, doubler)
+            picture(f"{k}. {who} {_verb(who, 'takes', 'take')}")
+        elif action.kind == DROP:
+            print(f"\n{k}. {who} {_verb(who, 'passes', 'pass')}", file=out)
+    how = "double passed" if game.kind == DROPPED else KINDS[game.kind]
+    winner = names[game.winner]
+    print(f"{winner} {_verb(winner, 'wins', 'win')} {game.points} point{'s' * (game.points != 1)} ({how}).",
+          file=out, flush=True)
+
+
+def show_match(record: MatchRecord, *, pace: float = 0.0, out: TextIO | None = None, style: BoardStyle = UNICODE,
+               colour: bool = False, sleep: Callable[[float], object] = time.sleep) -> None:
+    """Every game of ``record`` through :func:`show_game`, then the result."""
+    for number, game in enumerate(record.games, 1):
+        show_game(game, record.names, number=number, length=record.length, jacoby=record.jacoby, pace=pace,
+                  out=out, style=style, colour=colour, sleep=sleep)
+    s0, s1 = record.score
+    if record.winner is None:
+        print(f"\nMoney session over: {record.names[0]} {s0}, {record.names[1]} {s1}.", file=out)
+    else:
+        print(f"\n{record.names[record.winner]} won the match {s0}-{s1}.", file=out)
+
+
+def replay_mat(path, pace: float = 0.5, **kwargs) -> MatchRecord:
+    """Read the ``.mat`` file at ``path`` and :func:`show_match` it; returns the record."""
+    record = read_match(path, jacoby=kwargs.pop("jacoby", False))
+    show_match(record, pace=pace, **kwargs)
+    return record
+
+
+def _verb(name: str, third: str, second: str) -> str:
+    return second if name == "you" else third
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``bgzero-replay FILE.mat [pace=0.5] [board=unicode|ascii] [colour=auto|true|false] [jacoby=false]``."""
+    parser = argparse.ArgumentParser(prog="bgzero-replay", description=main.__doc__)
+    parser.add_argument("file", help="a .mat match file (gnubg 'export match mat', bgzero-match, bgzero-play)")
+    parser.add_argument("settings", nargs="*", metavar="key=value",
+                        help="pace=SECONDS or pace=enter, board=unicode|ascii, colour=auto|true|false, jacoby=BOOL")
+    args = parser.parse_args(argv)
+    opts = {"pace": "0.5", "board": "unicode", "colour": "auto", "jacoby": "false"}
+    for item in args.settings:
+        key, eq, value = item.partition("=")
+        if not eq or key not in opts:
+            parser.error(f"{item!r}: expected one of {', '.join(k + '=...' for k in opts)}")
+        opts[key] = value.strip().lower()
+    if opts["board"] not in ("unicode", "ascii") or opts["colour"] not in ("auto", "true", "false"):
+        parser.error(f"board={opts['board']}, colour={opts['colour']}: board is unicode or ascii, "
+                     "colour auto, true or false")
+    if opts["pace"] == "enter":
+        pace, sleep = 0.0, lambda _: input("")
+    else:
+        try:
+            pace, sleep = float(opts["pace"]), time.sleep
+        except ValueError:
+            parser.error(f"pace={opts['pace']}: seconds between actions, or enter")
+    colour = sys.stdout.isatty() if opts["colour"] == "auto" else opts["colour"] == "true"
+    try:
+        replay_mat(args.file, pace, style=UNICODE if opts["board"] == "unicode" else ASCII, colour=colour,
+                   sleep=sleep, jacoby=opts["jacoby"] in ("true", "1", "yes"))
+    except BrokenPipeError:  # the reader went away (bgzero-replay FILE | head): stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        raise SystemExit(1) from None
+    except (OSError, BgzeroError) as e:
+        raise SystemExit(f"bgzero-replay: {e}") from None
+    except (KeyboardInterrupt, EOFError):
+        raise SystemExit("") from None
+
+
+if __name__ == "__main__":
+    main()
