@@ -1,4 +1,4 @@
-"""The doubling cube and the match score (RULES.md sections 7-8), and money cube decisions.
+"""The doubling cube and the match score (docs/rules.md sections 7-8), and money cube decisions.
 
 State is immutable: :class:`CubeState` and :class:`MatchState` are frozen dataclasses and
 every rule is a pure function returning a new state, so a match runner can keep a history
