@@ -1,4 +1,4 @@
-"""The cube and the match score (RULES.md sections 7-8), Janowski's money cube, and gnubg's verdicts."""
+"""The cube and the match score (docs/rules.md sections 7-8), Janowski's money cube, and gnubg's verdicts."""
 
 from __future__ import annotations
 
@@ -221,7 +221,7 @@ def test_rule_32_drop_in_a_match_scores_like_a_game():
 
 
 def test_seed_002_five_point_match():
-    """Seed 002's 5-point match: 1:0, 1:2, 3:2, 4:2 (then the Crawford game), 4:3, 5:3."""
+    """A worked 5-point match (rules 29-31): 1:0, 1:2, 3:2, 4:2 (then the Crawford game), 4:3, 5:3."""
     state = MatchState(match_length=5)
     flags = []
 
@@ -240,7 +240,7 @@ def test_seed_002_five_point_match():
     state = award(state, 1, points_for(1, state.cube.value))  # game 5: B single
     flags.append(state.crawford)
     assert state.score == (4, 3) and state.post_crawford
-    assert not may_double(state, 0)  # the seed: A at 4 may not double 1 to 2 (dead cube)
+    assert not may_double(state, 0)  # A at 4 may not double 1 to 2 (dead cube, rule 31)
     assert may_double(state, 1)
     state = award(state, 0, points_for(1, state.cube.value))  # game 6: A single at 1
     flags.append(state.crawford)

@@ -105,7 +105,7 @@ def test_swapping_sides_swaps_blocks(seed):
 
 
 def tesauro_reference(board):
-    """TRAINING.md's recipe written out plainly."""
+    """Tesauro's 198 TD-Gammon inputs (Tesauro 1992) written out plainly."""
     x = []
     for row in board.astype(int):
         for n in row[:24]:

@@ -341,7 +341,7 @@ def test_one_character_changed_match_id(info, index, char):
 @settings(max_examples=500, deadline=None)
 @given(info=match_infos(for_gnubg=True))
 def test_match_id_matches_gnubg(gnubg, info):
-    # Six cubeinfo arguments only: more crash the process (see GNUBG.md).
+    # Six cubeinfo arguments only: gnubg.cubeinfo crashes the process with 8 or more.
     cube = gnubg.cubeinfo(
         info.cube_value, info.cube_owner, info.dice_owner, info.match_length, info.score, int(info.crawford)
     )

@@ -1,4 +1,4 @@
-"""gnubg move notation: RULES.md sections 3-5 in notation, round trips, gnubg, fuzzing."""
+"""gnubg move notation: docs/rules.md sections 3-5 in notation, round trips, gnubg, fuzzing."""
 
 from __future__ import annotations
 
@@ -75,7 +75,7 @@ def test_doctests():
     assert doctest.testmod(bgzero.engine.notation).failed == 0
 
 
-# --- RULES.md section 3: moving -----------------------------------------------------------
+# --- docs/rules.md section 3: moving ------------------------------------------------------
 
 
 def test_rule7_both_landing_points_blocked_forbids_the_jump():

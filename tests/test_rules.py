@@ -1,4 +1,4 @@
-"""One test (or more) per numbered rule 1-22 of RULES.md, plus properties of random positions.
+"""One test (or more) per numbered rule 1-22 of docs/rules.md, plus properties of random positions.
 
 Hand-built positions are written with :func:`pos` in each side's own numbering (the rest
 of a side's 15 checkers are borne off) and the exact set of legal results is compared,
@@ -252,7 +252,7 @@ def test_rule_14_entry_may_hit_a_blot():
 
 
 def test_rule_15_after_entering_any_checker_may_play_the_other_die():
-    # RULES.md's example: 3-5 with the own 22-point blocked; the 5 enters, the 3 is free.
+    # docs/rules.md rule 15's example: 3-5 with the own 22-point blocked; the 5 enters, the 3 is free.
     opp = {3: 2, 24: 13}
     assert plays(pos({"bar": 1, 13: 2, 6: 3}, opp), (3, 5)) == expect(
         pos({17: 1, 13: 2, 6: 3}, opp), pos({20: 1, 13: 1, 10: 1, 6: 3}, opp), pos({20: 1, 13: 2, 6: 2, 3: 1}, opp)

@@ -1,6 +1,6 @@
 """Matches and money sessions with the doubling cube, between two agents.
 
-A match is played to ``length`` points (RULES.md section 8); ``length=0`` is a money
+A match is played to ``length`` points (docs/rules.md section 8); ``length=0`` is a money
 session of ``games`` games (section 7). Agent A is always player 0 and B player 1. Each game
 starts with the opening roll; afterwards the side on roll may double before rolling where
 :func:`~bgzero.cube.state.may_double` allows it (the Crawford game, dead cubes and ownership

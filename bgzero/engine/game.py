@@ -2,7 +2,7 @@
 
 A game replays exactly from its seed: every die comes from one ``np.random.Generator``
 made from that seed, and nothing else draws from it, so two agents given the same seed
-see the same dice (RULES.md sections 2 and 6). The cube and matches live elsewhere; this
+see the same dice (docs/rules.md sections 2 and 6). The cube and matches live elsewhere; this
 module only knows who won and by how much at a cube of 1.
 
 Results are signed from the view of the side on roll of the board they are read from.

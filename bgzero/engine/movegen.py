@@ -3,7 +3,7 @@
 The primitive is "all positions after moving" (as in wildbg): for each of B boards and
 rolls, the kernel returns every *distinct* legal resulting position once, with the sides
 already swapped (the opponent on roll), plus one step sequence that makes it. The rules
-are those of RULES.md sections 3-5:
+are those of docs/rules.md sections 3-5:
 
 * each die moves one checker; a checker using several dice must land legally in between;
 * a point with two or more opposing checkers blocks, a single one is hit;

@@ -6,7 +6,7 @@ neighbours. Inputs come in one block per side, the side on roll ("me") first, th
 other side ("opp"); each block is computed in its side's own numbering, so swapping the
 rows of a board swaps the blocks. :func:`feature_names` names every input.
 
-tesauro198 (TD-Gammon, TRAINING.md), 98 per side, me at 0-97, opp at 98-195:
+tesauro198 (TD-Gammon's inputs, Tesauro 1992), 98 per side, me at 0-97, opp at 98-195:
   0-95     point p (1-24) at 4(p-1): n>=1, n>=2, n>=3, (n-3)/2 if n>3
   96       bar              n/2
   97       off              n/15
