@@ -4,6 +4,8 @@ Each names the offending value in its message so a user can fix the input withou
 reading a traceback.
 """
 
+import operator
+
 
 class BgzeroError(Exception):
     """Base class for every error bgzero raises on purpose."""
@@ -31,3 +33,11 @@ class CheckpointError(BgzeroError, ValueError):
 
 class ConfigError(BgzeroError, ValueError):
     """A configuration value outside its allowed range."""
+
+
+def integer(name: str, value, error: type[BgzeroError]) -> int:
+    """``value`` as an int, else ``error`` naming it: bools and numpy integers pass, floats and strings do not."""
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise error(f"{name} must be an integer, got {value!r}") from None

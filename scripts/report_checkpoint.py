@@ -15,7 +15,7 @@ import json
 import os
 from pathlib import Path
 
-from bgzero.arena.duplicate import play_match_specs
+from bgzero.arena.duplicate import play_duplicate_from_specs
 from bgzero.atomic import atomic_write_text
 
 
@@ -36,7 +36,7 @@ def main() -> None:
     for row in rows:
         opponent, ply, games = row.rsplit(":", 2)
         spec = f"checkpoint:{args.checkpoint}@{ply}"
-        r = play_match_specs(spec, opponent, int(games), seed=args.seed, processes=args.processes, progress=True)
+        r = play_duplicate_from_specs(spec, opponent, int(games), seed=args.seed, processes=args.processes, progress=True)
         records.append({"agent": spec, "opponent": opponent, "seed": args.seed, **r.as_dict()})
         print(f"| {Path(args.checkpoint).name} {ply}-ply | {opponent} | {r.games} | {r.ppg:+.3f} ± {r.ci95:.3f} | "
               f"{100 * r.win_rate:.1f} | {100 * r.a_gammon_rate:.1f} / {100 * r.b_gammon_rate:.1f} | "

@@ -13,7 +13,7 @@ from bgzero.agents.search import (
     evaluate_ply,
 )
 from bgzero.agents.specs import make_agent, parse_spec
-from bgzero.arena.duplicate import play_match, play_match_specs
+from bgzero.arena.duplicate import play_duplicate, play_duplicate_from_specs
 from bgzero.engine.game import random_positions
 from bgzero.engine.movegen import generate
 from bgzero.errors import CheckpointError, ConfigError
@@ -81,15 +81,15 @@ def test_two_ply_choice_is_a_legal_candidate_and_zero_filters_equal_zero_ply(eva
 
 
 def test_pubeval_beats_random_and_duplicate_dice_are_paired():
-    r = play_match(make_agent("pubeval"), make_agent("random"), 40, seed=1)
+    r = play_duplicate(make_agent("pubeval"), make_agent("random"), 40, seed=1)
     assert r.games == 40 and r.ppg > 1.0 and r.win_rate > 0.8
-    self_play = play_match(make_agent("pubeval"), make_agent("pubeval"), 40, seed=1)
+    self_play = play_duplicate(make_agent("pubeval"), make_agent("pubeval"), 40, seed=1)
     assert self_play.ppg == 0.0  # the same deterministic player on the same dice: pairs cancel
 
 
 def test_match_by_specs_gives_the_same_result_in_one_or_two_processes(tiny_checkpoint):
     spec = f"checkpoint:{tiny_checkpoint}"
-    one = play_match_specs(spec, "pubeval", 24, seed=5, processes=1, batch_pairs=4)
-    two = play_match_specs(spec, "pubeval", 24, seed=5, processes=2, batch_pairs=4)
+    one = play_duplicate_from_specs(spec, "pubeval", 24, seed=5, processes=1, batch_pairs=4)
+    two = play_duplicate_from_specs(spec, "pubeval", 24, seed=5, processes=2, batch_pairs=4)
     assert one.games == two.games == 24
     assert (one.ppg, one.win_rate, one.a_gammon_rate) == (two.ppg, two.win_rate, two.a_gammon_rate)

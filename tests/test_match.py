@@ -13,18 +13,16 @@ from bgzero.agents.pubeval import PubevalAgent
 from bgzero.agents.random import RandomAgent
 from bgzero.arena.match import (
     DOUBLE,
-    DROP,
-    DROPPED,
     MOVE,
-    TAKE,
-    play_match_specs,
+    PASSED,
     play_matches,
-    summarise,
+    play_matches_from_specs,
+    summarise_matches,
     wilson_interval,
 )
 from bgzero.arena.matfile import read_match
 from bgzero.cli.match import run
-from bgzero.cube import GNUBG_SHALLOW, MatchState, award, may_double
+from bgzero.cube import GNUBG_SHALLOW, PASS, TAKE, MatchState, award, may_double
 from bgzero.engine.board import START, pip_counts
 
 CONFIGS = paths.CONFIGS
@@ -73,19 +71,19 @@ def test_match_flow_follows_the_rules(five_point):
             cube = 1
             for prev, action in zip(game.actions, game.actions[1:]):
                 if prev.kind == DOUBLE:
-                    assert action.kind in (TAKE, DROP) and action.player == 1 - prev.player
+                    assert action.kind in (TAKE, PASS) and action.player == 1 - prev.player
                     cube *= 2
                 elif action.kind == MOVE:
                     assert action.player == 1 - prev.player or prev.kind == TAKE
-            assert game.cube == (cube // 2 if game.kind == DROPPED else cube)
-            if game.kind == DROPPED:
-                assert kinds[-1] == DROP and game.points == game.cube
+            assert game.cube == (cube // 2 if game.kind == PASSED else cube)
+            if game.kind == PASSED:
+                assert kinds[-1] == PASS and game.points == game.cube
             else:
                 assert kinds[-1] == MOVE and game.actions[-1].player == game.winner
                 assert game.points == game.kind * game.cube
             state = award(state, game.winner, game.points)
         assert record.score == state.score and record.winner == state.score.index(5)
-    for kind in (DOUBLE, TAKE, DROP, "crawford"):
+    for kind in (DOUBLE, TAKE, PASS, "crawford"):
         assert kind in seen
 
 
@@ -104,7 +102,7 @@ def test_money_session_scores_running_totals_with_jacoby():
         for game in record.games:
             assert game.score == tuple(total)
             centred = not any(a.kind == TAKE for a in game.actions)
-            if game.kind != DROPPED:
+            if game.kind != PASSED:
                 assert game.points == (1 if centred else game.kind) * game.cube  # Jacoby: gammons single while centred
             total[game.winner] += game.points
         assert record.score == tuple(total)
@@ -112,8 +110,8 @@ def test_money_session_scores_running_totals_with_jacoby():
 
 @pytest.mark.slow  # spawning workers that import torch takes half a minute on a busy machine
 def test_results_do_not_depend_on_the_process_count():
-    one, _ = play_match_specs("pubeval", "random:3", 4, length=1, seed=5, processes=1, shard=2)
-    two, _ = play_match_specs("pubeval", "random:3", 4, length=1, seed=5, processes=2, shard=2)
+    one, _ = play_matches_from_specs("pubeval", "random:3", 4, length=1, seed=5, processes=1, shard=2)
+    two, _ = play_matches_from_specs("pubeval", "random:3", 4, length=1, seed=5, processes=2, shard=2)
     assert one == two and len(one) == 4
 
 
@@ -121,7 +119,7 @@ def test_wilson_interval_and_summary(five_point):
     low, high = wilson_interval(5, 10)
     assert low == pytest.approx(0.2366, abs=1e-4) and high == pytest.approx(0.7634, abs=1e-4)
     assert wilson_interval(0, 0) == (0.0, 1.0)
-    summary = summarise(five_point, 1.0)
+    summary = summarise_matches(five_point, 1.0)
     assert summary.matches == summary.decided == 6 and summary.wins == sum(r.winner == 0 for r in five_point)
     assert summary.win_low <= summary.win_rate <= summary.win_high
     points = [g.points * (1 if g.winner == 0 else -1) for r in five_point for g in r.games]

@@ -10,9 +10,9 @@ import pytest
 
 from bgzero.agents.base import Agent
 from bgzero.agents.specs import make_agent
-from bgzero.arena.match import DOUBLE, DROP, DROPPED, TAKE
+from bgzero.arena.match import DOUBLE, PASSED
 from bgzero.arena.matfile import read_match
-from bgzero.cube import CubeState, MatchState
+from bgzero.cube import PASS, TAKE, CubeState, MatchState
 from bgzero.engine.board import START
 from bgzero.ui.play import Hints, PlaySession
 from bgzero.ui.render import ASCII, render_board
@@ -165,7 +165,7 @@ class _Doubler(Agent):
 def test_passing_a_double_scores_the_cube_before_it():
     session, text = _play(ScriptedHuman(answer="pass"), _Doubler(), length=0, games=2, seed=0)
     assert text.count("doubler doubles to 2.") == 2
-    assert [(g.kind, g.winner, g.points, g.actions[-1].kind) for g in session.records] == [(DROPPED, 1, 1, DROP)] * 2
+    assert [(g.kind, g.winner, g.points, g.actions[-1].kind) for g in session.records] == [(PASSED, 1, 1, PASS)] * 2
     assert session.state.score == (0, 2)
     out = io.StringIO()
     show_match(session.record(), out=out, style=ASCII)
@@ -195,7 +195,7 @@ def test_replay_shows_every_action_of_a_mat_file(scripted, capsys):
     record = replay_mat(mat, pace=0, out=out, style=ASCII)
     text = out.getvalue()
     pictures = sum(len(g.actions) for g in record.games) + len(record.games)  # each action and each start
-    pictures -= sum(a.kind == DROP for g in record.games for a in g.actions)  # a pass changes no board
+    pictures -= sum(a.kind == PASS for g in record.games for a in g.actions)  # a pass changes no board
     assert text.count("+------------------+---+") == 2 * pictures
     assert "you doubles to 2" not in text and "you double to 2" in text and "pubeval takes" in text
     assert text.rstrip().endswith(f"{session.names[record.winner]} won the match {record.score[0]}-{record.score[1]}.")

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bgzero.arena.duplicate import pooled, summarise
+from bgzero.arena.duplicate import pooled, summarise_pairs
 
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "pool_reports.py"
 spec = importlib.util.spec_from_file_location("pool_reports", SCRIPT)
@@ -25,8 +25,8 @@ def random_pairs(rng, n):
 
 def test_pooling_chunks_matches_the_whole_match():
     points = random_pairs(np.random.default_rng(0), 20_000)
-    whole = summarise(points, 10.0)
-    chunks = [summarise(points[lo:lo + 2_500], 1.25) for lo in range(0, 20_000, 2_500)]
+    whole = summarise_pairs(points, 10.0)
+    chunks = [summarise_pairs(points[lo:lo + 2_500], 1.25) for lo in range(0, 20_000, 2_500)]
     p = pooled(chunks)
     assert p.games == whole.games == 40_000
     for field in ("ppg", "win_rate", "a_gammon_rate", "a_backgammon_rate", "b_gammon_rate", "b_backgammon_rate"):
@@ -37,7 +37,7 @@ def test_pooling_chunks_matches_the_whole_match():
 
 def test_pooling_weights_by_games_and_needs_results():
     rng = np.random.default_rng(1)
-    small, big = summarise(random_pairs(rng, 100), 1.0), summarise(random_pairs(rng, 900), 1.0)
+    small, big = summarise_pairs(random_pairs(rng, 100), 1.0), summarise_pairs(random_pairs(rng, 900), 1.0)
     assert pooled([small, big]).ppg == pytest.approx((200 * small.ppg + 1800 * big.ppg) / 2000)
     assert pooled([small]).as_dict() == pytest.approx(small.as_dict())
     with pytest.raises(ValueError, match="nothing to pool"):
@@ -50,7 +50,7 @@ def write_report(path, rows):
 
 
 def report_row(agent, seed, ppg, games=500):
-    r = summarise(np.full((games // 2, 2), 1), 1.0).as_dict()
+    r = summarise_pairs(np.full((games // 2, 2), 1), 1.0).as_dict()
     return {"agent": agent, "opponent": "gnubg", "seed": seed, **r, "ppg": ppg}
 
 

@@ -101,17 +101,17 @@ def play_pairs(agent_a: Agent, agent_b: Agent, dice: np.ndarray, batch_pairs: in
     return np.concatenate(out) if out else np.zeros((0, 2), np.int64)
 
 
-def play_match(agent_a: Agent, agent_b: Agent, games: int, seed: int = 0, batch_pairs: int = 256) -> MatchResult:
+def play_duplicate(agent_a: Agent, agent_b: Agent, games: int, seed: int = 0, batch_pairs: int = 256) -> MatchResult:
     """``games`` (rounded up to even) cubeless games of A vs B in this process, duplicate dice."""
     dice = draw_dice(np.random.default_rng(seed), max(1, math.ceil(games / 2)))
     start = time.perf_counter()
-    return summarise(play_pairs(agent_a, agent_b, dice, batch_pairs), time.perf_counter() - start)
+    return summarise_pairs(play_pairs(agent_a, agent_b, dice, batch_pairs), time.perf_counter() - start)
 
 
 _AGENTS: dict[str, Agent] = {}
 
 
-def _play_shard(args) -> np.ndarray:
+def _play_pairs_shard(args) -> np.ndarray:
     spec_a, spec_b, dice, batch_pairs = args
     torch.set_num_threads(1)
     for spec in (spec_a, spec_b):
@@ -120,9 +120,9 @@ def _play_shard(args) -> np.ndarray:
     return play_pairs(_AGENTS[spec_a], _AGENTS[spec_b], dice, batch_pairs)
 
 
-def play_match_specs(spec_a: str, spec_b: str, games: int, seed: int = 0, processes: int = 1,
+def play_duplicate_from_specs(spec_a: str, spec_b: str, games: int, seed: int = 0, processes: int = 1,
                      batch_pairs: int = 256, progress: bool = False) -> MatchResult:
-    """Like :func:`play_match` for agents named by spec strings, over ``processes`` processes.
+    """Like :func:`play_duplicate` for agents named by spec strings, over ``processes`` processes.
 
     The dice are drawn here, before sharding, so the result does not depend on the
     number of processes. Each process builds its own agents (gnubg's engine is global
@@ -138,18 +138,18 @@ def play_match_specs(spec_a: str, spec_b: str, games: int, seed: int = 0, proces
     results = []
     if processes <= 1:
         for job in jobs:
-            results.append(_play_shard(job))
+            results.append(_play_pairs_shard(job))
             bar.update(2 * len(job[2]))
     else:
         with mp.get_context("spawn").Pool(processes) as pool:
-            for res in pool.imap(_play_shard, jobs):
+            for res in pool.imap(_play_pairs_shard, jobs):
                 results.append(res)
                 bar.update(2 * len(res))
     bar.close()
-    return summarise(np.concatenate(results), time.perf_counter() - start)
+    return summarise_pairs(np.concatenate(results), time.perf_counter() - start)
 
 
-def summarise(pair_points: np.ndarray, seconds: float) -> MatchResult:
+def summarise_pairs(pair_points: np.ndarray, seconds: float) -> MatchResult:
     """Statistics of (pairs, 2) signed points for A; the interval is over pair means."""
     flat = pair_points.ravel()
     pair_means = pair_points.mean(axis=1)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bgzero.arena.duplicate import play_match_specs
+from bgzero.arena.duplicate import play_duplicate_from_specs
 from bgzero.atomic import atomic_write, atomic_write_text
 
 PUBEVAL = "pubeval"
@@ -77,7 +77,7 @@ def run_league(run_dir: str | Path, limit: int = 8, games_vs_pubeval: int = 1000
     for i in range(1, n):
         for j in range(i):
             games = games_vs_pubeval if j == 0 else games_per_pair
-            r = play_match_specs(specs[i], specs[j], games, seed=seed + i * n + j, processes=processes)
+            r = play_duplicate_from_specs(specs[i], specs[j], games, seed=seed + i * n + j, processes=processes)
             ppg[i, j], ppg[j, i] = r.ppg, -r.ppg
             ci[i, j] = ci[j, i] = r.ci95
     return LeagueTable([PUBEVAL] + [str(p) for p in ckpts], [None] + [checkpoint_games(p) for p in ckpts],

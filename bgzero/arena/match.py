@@ -28,6 +28,8 @@ from tqdm import tqdm
 from bgzero.agents.base import Agent
 from bgzero.agents.specs import make_agent
 from bgzero.cube import (
+    PASS,
+    TAKE,
     MatchState,
     after_take,
     award,
@@ -41,8 +43,8 @@ from bgzero.engine.game import game_results, opening_roll, roll
 from bgzero.engine.movegen import generate
 from bgzero.errors import ConfigError
 
-MOVE, DOUBLE, TAKE, DROP = "move", "double", "take", "drop"
-DROPPED = 0  # GameRecord.kind of a game that ended on a passed double
+MOVE, DOUBLE = "move", "double"  # with TAKE and PASS, the cube answers, the kinds of an Action
+PASSED = 0  # MatchGame.kind of a game that ended on a passed double
 
 
 @dataclass(frozen=True)
@@ -61,10 +63,10 @@ class Action:
 
 
 @dataclass(frozen=True)
-class GameRecord:
+class MatchGame:
     """A finished game: the score and Crawford flag it started with, its actions, and the result.
 
-    ``kind`` is 1-3 (single, gammon, backgammon: borne off) or :data:`DROPPED`; ``cube`` the
+    ``kind`` is 1-3 (single, gammon, backgammon: borne off) or :data:`PASSED`; ``cube`` the
     cube value it was won at (for a pass, the value before the refused double); ``points``
     what the winner scored (gammons single under an active Jacoby rule; not capped at the
     match length).
@@ -88,7 +90,7 @@ class MatchRecord:
 
     length: int
     names: tuple[str, str]
-    games: tuple[GameRecord, ...]
+    games: tuple[MatchGame, ...]
     score: tuple[int, int]
     jacoby: bool = False
 
@@ -105,7 +107,7 @@ class _Live:
         self.rng = np.random.default_rng(seed)
         self.state = MatchState(length, jacoby=jacoby)
         self.games = games
-        self.records: list[GameRecord] = []
+        self.records: list[MatchGame] = []
         self._new_game()
 
     def _new_game(self) -> None:
@@ -119,7 +121,7 @@ class _Live:
         return self.state.over if self.state.match_length else len(self.records) == self.games
 
     def end_game(self, winner: int, kind: int, cube: int, points: int) -> None:
-        self.records.append(GameRecord(self.start.score, self.start.crawford, tuple(self.actions),
+        self.records.append(MatchGame(self.start.score, self.start.crawford, tuple(self.actions),
                                        winner, kind, cube, points))
         self.state = award(self.state, winner, points)
         if not self.done:
@@ -149,11 +151,11 @@ def _cube_turn(agents: Sequence[Agent], live: list[_Live]) -> None:
         return
     takes = _ask(agents, "take_decision", doubled, lambda m: 1 - m.player)
     for m, take in zip(doubled, takes):
-        m.actions += [Action(m.player, DOUBLE), Action(1 - m.player, TAKE if take else DROP)]
+        m.actions += [Action(m.player, DOUBLE), Action(1 - m.player, TAKE if take else PASS)]
         if take:
             m.state = after_take(m.state, m.player)
         else:
-            m.end_game(m.player, DROPPED, m.state.cube.value, drop_points(m.state))
+            m.end_game(m.player, PASSED, m.state.cube.value, drop_points(m.state))
 
 
 def _move_turn(agents: Sequence[Agent], live: list[_Live]) -> None:
@@ -203,7 +205,7 @@ def play_matches(agent_a: Agent, agent_b: Agent, seeds: Sequence[int], length: i
     return [MatchRecord(length, names, tuple(m.records), m.state.score, m.state.jacoby) for m in matches]
 
 
-def _play_shard(args) -> list[MatchRecord]:
+def _play_matches_shard(args) -> list[MatchRecord]:
     import torch  # only the workers pin torch to one thread each
 
     spec_a, spec_b, seeds, length, games, jacoby = args
@@ -211,7 +213,7 @@ def _play_shard(args) -> list[MatchRecord]:
     return play_matches(make_agent(spec_a), make_agent(spec_b), seeds, length, games, jacoby, names=(spec_a, spec_b))
 
 
-def play_match_specs(spec_a: str, spec_b: str, matches: int, length: int = 7, games: int = 1, jacoby: bool = False,
+def play_matches_from_specs(spec_a: str, spec_b: str, matches: int, length: int = 7, games: int = 1, jacoby: bool = False,
                      seed: int = 0, processes: int = 1, shard: int = 8,
                      progress: bool = False) -> tuple[list[MatchRecord], float]:
     """:func:`play_matches` for agents named by spec strings, over ``processes`` processes.
@@ -238,10 +240,10 @@ def play_match_specs(spec_a: str, spec_b: str, matches: int, length: int = 7, ga
 def _shards(jobs: list, processes: int):
     """Each job's records, in order: here, or in a pool of spawned processes."""
     if processes == 1:
-        yield from map(_play_shard, jobs)
+        yield from map(_play_matches_shard, jobs)
         return
     with mp.get_context("spawn").Pool(min(processes, len(jobs))) as pool:
-        yield from pool.imap(_play_shard, jobs)
+        yield from pool.imap(_play_matches_shard, jobs)
 
 
 # --------------------------------------------------------------------------- statistics
@@ -297,7 +299,7 @@ class MatchSummary:
                 f"{self.seconds:.1f}s")
 
 
-def summarise(records: Sequence[MatchRecord], seconds: float = 0.0) -> MatchSummary:
+def summarise_matches(records: Sequence[MatchRecord], seconds: float = 0.0) -> MatchSummary:
     """The statistics of ``records`` (all of one kind: matches or money sessions)."""
     games = [g for r in records for g in r.games]
     points = np.array([g.points if g.winner == 0 else -g.points for g in games], float)
@@ -329,6 +331,6 @@ def summarise(records: Sequence[MatchRecord], seconds: float = 0.0) -> MatchSumm
         b_gammon_rate=rate(1, 2),
         b_backgammon_rate=rate(1, 3),
         doubles_per_game=actions.count(DOUBLE) / n,
-        drops_per_game=actions.count(DROP) / n,
+        drops_per_game=actions.count(PASS) / n,
         seconds=seconds,
     )

@@ -34,18 +34,11 @@ from pathlib import Path
 
 import numpy as np
 
-from bgzero.arena.match import (
-    DOUBLE,
-    DROP,
-    DROPPED,
-    MOVE,
-    TAKE,
-    Action,
-    GameRecord,
-    MatchRecord,
-)
+from bgzero.arena.match import DOUBLE, MOVE, PASSED, Action, MatchGame, MatchRecord
 from bgzero.atomic import atomic_write_text
 from bgzero.cube import (
+    PASS,
+    TAKE,
     IllegalCubeActionError,
     MatchState,
     after_take,
@@ -101,7 +94,7 @@ def write_match(path, record: MatchRecord, comments: tuple[str, ...] = ()) -> Pa
     return atomic_write_text(path, format_match(record, comments))
 
 
-def _format_game(k: int, game: GameRecord, names: tuple[str, str]) -> list[str]:
+def _format_game(k: int, game: MatchGame, names: tuple[str, str]) -> list[str]:
     """gnubg's ``ExportGameJF``: actions alternate columns, two to a numbered line."""
     left = f"{names[0]} : {game.score[0]}"
     out = [f" Game {k}\n", f" {left:<31}{names[1]} : {game.score[1]}\n"]
@@ -124,7 +117,7 @@ def _format_game(k: int, game: GameRecord, names: tuple[str, str]) -> list[str]:
             gap = "\n" + " " * 6 if i & 1 else " " * 23
             text = f" Drops{gap}Wins {_points(cube // 2)}"
         out.append(text + "\n" if i & 1 else f"{(i >> 1) + 1:3d}) {text:<{_LEFT}} ")
-        if action.kind == DROP:
+        if action.kind == PASS:
             out.append("\n" if i & 1 else "\n\n")
         if result:
             lead = " " * 34 if i & 1 else "\n" + " " * 6
@@ -244,7 +237,7 @@ def _columns(line: str) -> tuple[str, str]:
     return left[left.find(")") + 1:].strip(), right.strip()
 
 
-def _replay(lines: list[str], body: list[int], state: MatchState, k: int) -> GameRecord:
+def _replay(lines: list[str], body: list[int], state: MatchState, k: int) -> MatchGame:
     """Replay one game's action lines from ``state``: its record, or the first rule it breaks."""
     start, board = state, START
     actions: list[Action] = []
@@ -276,9 +269,9 @@ def _replay(lines: list[str], body: list[int], state: MatchState, k: int) -> Gam
                     actions.append(Action(player, TAKE))
                     state, on_roll = after_take(state, doubled), doubled
                 else:
-                    actions.append(Action(player, DROP))
+                    actions.append(Action(player, PASS))
                     cube = drop_points(state)
-                    end = (doubled, DROPPED, cube, cube, cube)
+                    end = (doubled, PASSED, cube, cube, cube)
                 continue
             if on_roll not in (None, player):
                 raise MatFormatError(f"{where}: player {player} acts, but player {on_roll} is on roll")
@@ -313,7 +306,7 @@ def _replay(lines: list[str], body: list[int], state: MatchState, k: int) -> Gam
     if end is None:
         raise MatFormatError(f"line {body[-1] + 1}: game {k} ends without a winner (no bear-off or dropped double)")
     winner, kind, cube, points, _ = end
-    return GameRecord(start.score, start.crawford, tuple(actions), winner, kind, cube, points)
+    return MatchGame(start.score, start.crawford, tuple(actions), winner, kind, cube, points)
 
 
 def _steps(text: str, where: str) -> tuple[tuple[int, int], ...]:

@@ -8,7 +8,7 @@ import hydra
 from omegaconf import DictConfig
 from torch.utils.tensorboard import SummaryWriter
 
-from bgzero.arena.duplicate import play_match_specs
+from bgzero.arena.duplicate import play_duplicate_from_specs
 from bgzero.atomic import atomic_write_text
 from bgzero.cli import CONFIGS, one_line_errors
 from bgzero.errors import ConfigError
@@ -20,7 +20,7 @@ def run(cfg: DictConfig) -> dict:
         raise ConfigError(f"processes={cfg.processes!r}; use auto or a count >= 1")
     if not isinstance(cfg.games, int) or cfg.games < 1:
         raise ConfigError(f"games={cfg.games!r} must be a positive whole number")
-    result = play_match_specs(cfg.a, cfg.b, cfg.games, seed=cfg.seed, processes=processes, progress=cfg.progress)
+    result = play_duplicate_from_specs(cfg.a, cfg.b, cfg.games, seed=cfg.seed, processes=processes, progress=cfg.progress)
     out = Path(cfg.out)
     out.mkdir(parents=True, exist_ok=True)
     record = {"a": cfg.a, "b": cfg.b, "seed": cfg.seed, **result.as_dict()}

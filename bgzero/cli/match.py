@@ -7,7 +7,7 @@ from pathlib import Path
 import hydra
 from omegaconf import DictConfig
 
-from bgzero.arena.match import play_match_specs, summarise
+from bgzero.arena.match import play_matches_from_specs, summarise_matches
 from bgzero.arena.matfile import write_match
 from bgzero.atomic import atomic_write_text
 from bgzero.cli import CONFIGS, one_line_errors
@@ -28,7 +28,7 @@ def run(cfg: DictConfig) -> dict:
         raise ConfigError(f"processes={cfg.processes!r}; use auto or a count >= 1")
     length, games = _count(cfg, "length", 0), _count(cfg, "games", 1)
     matches, shard = _count(cfg, "matches", 1), _count(cfg, "shard", 1)
-    records, seconds = play_match_specs(cfg.a, cfg.b, matches, length=length, games=games, jacoby=bool(cfg.jacoby),
+    records, seconds = play_matches_from_specs(cfg.a, cfg.b, matches, length=length, games=games, jacoby=bool(cfg.jacoby),
                                         seed=cfg.seed, processes=processes, shard=shard, progress=cfg.progress)
     out = Path(cfg.out)
     comment = f"bgzero-match a={cfg.a} b={cfg.b} seed={cfg.seed} shard={shard}"
@@ -37,7 +37,7 @@ def run(cfg: DictConfig) -> dict:
         if cfg.show:
             print(f"\n===== match {i} of {len(records)} =====")
             show_match(record, pace=float(cfg.pace))
-    summary = summarise(records, seconds)
+    summary = summarise_matches(records, seconds)
     result = {"a": cfg.a, "b": cfg.b, "seed": cfg.seed, "shard": shard, "jacoby": bool(cfg.jacoby),
               **summary.as_dict()}
     atomic_write_text(out / "result.json", json.dumps(result, indent=2))

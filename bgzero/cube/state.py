@@ -8,11 +8,10 @@ conversion to and from gnubg's Match ID lives here too, since it is the same sta
 
 from __future__ import annotations
 
-import operator
 from dataclasses import dataclass, replace
 
 from bgzero.engine.ids import MAX_CUBE, MAX_MATCH_LENGTH, GameState, MatchInfo
-from bgzero.errors import BgzeroError
+from bgzero.errors import BgzeroError, integer
 
 CENTRED = -1
 
@@ -33,16 +32,8 @@ class IllegalCubeActionError(BgzeroError, ValueError):
 # --------------------------------------------------------------------------- state
 
 
-def _int(name: str, value) -> int:
-    """``value`` as an int (bools and numpy integers pass, floats and strings do not)."""
-    try:
-        return operator.index(value)
-    except TypeError:
-        raise MatchStateError(f"{name} must be an integer, got {value!r}") from None
-
-
 def _cube_value(value) -> int:
-    value = _int("cube value", value)
+    value = integer("cube value", value, MatchStateError)
     if value < 1 or value > MAX_CUBE or value & (value - 1):
         raise MatchStateError(f"cube value {value} is not a power of two from 1 to {MAX_CUBE}")
     return value
@@ -65,7 +56,7 @@ class CubeState:
     owner: int = CENTRED
 
     def __post_init__(self) -> None:
-        value, owner = _cube_value(self.value), _int("cube owner", self.owner)
+        value, owner = _cube_value(self.value), integer("cube owner", self.owner, MatchStateError)
         object.__setattr__(self, "value", value)
         object.__setattr__(self, "owner", owner)
         if owner not in (CENTRED, 0, 1):
@@ -92,13 +83,13 @@ class MatchState:
     cube: CubeState = CubeState()
 
     def __post_init__(self) -> None:
-        n = _int("match_length", self.match_length)
+        n = integer("match_length", self.match_length, MatchStateError)
         object.__setattr__(self, "match_length", n)
         try:
             s0, s1 = self.score
         except (TypeError, ValueError):
             raise MatchStateError(f"score must be a pair of integers, got {self.score!r}") from None
-        score = (_int("score", s0), _int("score", s1))
+        score = (integer("score", s0, MatchStateError), integer("score", s1, MatchStateError))
         object.__setattr__(self, "score", score)
         for name in ("crawford", "jacoby", "beavers"):
             flag = getattr(self, name)
@@ -198,7 +189,7 @@ def points_for(kind: int, cube_value: int, *, jacoby: bool = False) -> int:
     ``jacoby`` is :attr:`MatchState.jacoby_active`: then gammons and backgammons count as
     single games (rule 28).
     """
-    kind = _int("result kind", kind)
+    kind = integer("result kind", kind, MatchStateError)
     if kind not in (1, 2, 3):
         raise MatchStateError(f"result kind {kind} is not 1 (single), 2 (gammon) or 3 (backgammon)")
     return (1 if jacoby else kind) * _cube_value(cube_value)
@@ -212,7 +203,7 @@ def award(state: MatchState, winner: int, points: int) -> MatchState:
     time in the match; games after it are post-Crawford.
     """
     _check_player(winner)
-    points = _int("points", points)
+    points = integer("points", points, MatchStateError)
     if points < 1:
         raise IllegalCubeActionError(f"points must be positive, got {points}")
     if state.over:

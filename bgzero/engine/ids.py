@@ -19,13 +19,12 @@ from __future__ import annotations
 
 import base64
 import enum
-import operator
 from dataclasses import dataclass
 
 import numpy as np
 
 from bgzero.engine.board import validate
-from bgzero.errors import InvalidMatchIdError, InvalidPositionError
+from bgzero.errors import InvalidMatchIdError, InvalidPositionError, integer
 
 POSITION_ID_LENGTH = 14
 MATCH_ID_LENGTH = 12
@@ -95,13 +94,13 @@ class MatchInfo:
 
     def __post_init__(self) -> None:
         for name in ("cube_value", "cube_owner", "dice_owner", "turn", "resignation", "match_length"):
-            object.__setattr__(self, name, _integer(name, getattr(self, name)))
+            object.__setattr__(self, name, integer(name, getattr(self, name), InvalidMatchIdError))
         for name in ("crawford", "double_offered", "jacoby"):
-            flag = _integer(name, getattr(self, name))
+            flag = integer(name, getattr(self, name), InvalidMatchIdError)
             if flag not in (0, 1):
                 raise InvalidMatchIdError(f"{name} must be a bool, got {flag}")
             object.__setattr__(self, name, bool(flag))
-        state = _integer("game_state", self.game_state)
+        state = integer("game_state", self.game_state, InvalidMatchIdError)
         try:
             object.__setattr__(self, "game_state", GameState(state))
         except ValueError:
@@ -113,21 +112,13 @@ class MatchInfo:
             raise InvalidMatchIdError(problem)
 
 
-def _integer(name: str, value) -> int:
-    """``value`` as an int (bools and numpy integers pass, floats and strings do not)."""
-    try:
-        return operator.index(value)
-    except TypeError:
-        raise InvalidMatchIdError(f"{name} must be an integer, got {value!r}") from None
-
-
 def _pair(name: str, value) -> tuple[int, int]:
     """``value`` as a pair of ints."""
     try:
         first, second = value
     except (TypeError, ValueError):
         raise InvalidMatchIdError(f"{name} must be a pair of integers, got {value!r}") from None
-    return _integer(name, first), _integer(name, second)
+    return integer(name, first, InvalidMatchIdError), integer(name, second, InvalidMatchIdError)
 
 
 def _problem(info: MatchInfo) -> str | None:

@@ -27,7 +27,7 @@ from tqdm import tqdm
 
 from bgzero.agents.neural import NeuralAgent
 from bgzero.agents.pubeval import PubevalAgent
-from bgzero.arena.duplicate import play_match
+from bgzero.arena.duplicate import play_duplicate
 from bgzero.atomic import atomic_write_text
 from bgzero.engine.classify import CONTACT, RACE
 from bgzero.errors import CheckpointError, ConfigError
@@ -172,7 +172,7 @@ def learn(nets: nn.ModuleDict, evaluator: Evaluator, opt: torch.optim.Optimizer,
 
 
 def evaluate_vs_pubeval(evaluator: Evaluator, games: int, seed: int):
-    return play_match(NeuralAgent(evaluator, name="learner"), PubevalAgent(), games, seed=seed)
+    return play_duplicate(NeuralAgent(evaluator, name="learner"), PubevalAgent(), games, seed=seed)
 
 
 def train(cfg: DictConfig) -> dict:

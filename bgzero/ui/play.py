@@ -22,18 +22,11 @@ from bgzero.agents.pubeval import pubeval_scores
 from bgzero.agents.search import evaluate_ply
 from bgzero.agents.specs import parse_spec
 from bgzero.arena.analysis import cube_analysis, evaluator_from_spec, rank_moves
-from bgzero.arena.match import (
-    DOUBLE,
-    DROP,
-    DROPPED,
-    MOVE,
-    TAKE,
-    Action,
-    GameRecord,
-    MatchRecord,
-)
+from bgzero.arena.match import DOUBLE, MOVE, PASSED, Action, MatchGame, MatchRecord
 from bgzero.arena.matfile import write_match
 from bgzero.cube import (
+    PASS,
+    TAKE,
     MatchState,
     after_take,
     award,
@@ -136,7 +129,7 @@ class Hints:
 
 
 class _GameOver(Exception):
-    """Ends the game in progress: ``winner`` scores ``kind`` (1-3 or DROPPED) at ``cube``."""
+    """Ends the game in progress: ``winner`` scores ``kind`` (1-3 or PASSED) at ``cube``."""
 
     def __init__(self, winner: int, kind: int, cube: int, points: int, how: str):
         super().__init__(how)
@@ -186,7 +179,7 @@ class PlaySession:
         self.echo = not stdin.isatty()
         self.rng = np.random.default_rng(seed)
         self.state = MatchState(length, jacoby=jacoby)
-        self.records: list[GameRecord] = []
+        self.records: list[MatchGame] = []
         self.playing = False  # a game is in progress
         self.awaiting: str | None = None  # "cube", "move", "confirm" or "answer" while waiting for input
         self.legal = None  # the LegalMoves of the roll to play while awaiting "move"
@@ -276,7 +269,7 @@ class PlaySession:
                 (self.human_move if self.player == 0 else self.bot_move)()
                 self.player, self.dice = 1 - self.player, None
         except _GameOver as end:
-            self.records.append(GameRecord(self.start.score, self.start.crawford, tuple(self.actions),
+            self.records.append(MatchGame(self.start.score, self.start.crawford, tuple(self.actions),
                                            end.winner, end.kind, end.cube, end.points))
             self.state = award(self.state, end.winner, end.points)
             self.playing = False
@@ -334,10 +327,10 @@ class PlaySession:
 
     def cube_answer(self, doubler: int, take: bool) -> None:
         self.actions.append(Action(doubler, DOUBLE))
-        self.actions.append(Action(1 - doubler, TAKE if take else DROP))
+        self.actions.append(Action(1 - doubler, TAKE if take else PASS))
         if not take:
             cube = drop_points(self.state)
-            raise _GameOver(doubler, DROPPED, cube, cube, "double passed")
+            raise _GameOver(doubler, PASSED, cube, cube, "double passed")
         self.state = after_take(self.state, doubler)
         self.say(describe_cube(self.state, self.names) + ".")
 

@@ -15,17 +15,9 @@ import time
 from collections.abc import Callable
 from typing import TextIO
 
-from bgzero.arena.match import (
-    DOUBLE,
-    DROP,
-    DROPPED,
-    MOVE,
-    TAKE,
-    GameRecord,
-    MatchRecord,
-)
+from bgzero.arena.match import DOUBLE, MOVE, PASSED, MatchGame, MatchRecord
 from bgzero.arena.matfile import read_match
-from bgzero.cube import MatchState, after_take
+from bgzero.cube import PASS, TAKE, MatchState, after_take
 from bgzero.engine.board import START
 from bgzero.engine.game import game_results
 from bgzero.engine.notation import format_steps, parse_move
@@ -41,7 +33,7 @@ from bgzero.ui.render import (
 )
 
 
-def show_game(game: GameRecord, names, *, number: int = 1, length: int = 0, jacoby: bool = False,
+def show_game(game: MatchGame, names, *, number: int = 1, length: int = 0, jacoby: bool = False,
               pace: float = 0.0, out: TextIO | None = None, style: BoardStyle = UNICODE, colour: bool = False,
               sleep: Callable[[float], object] = time.sleep) -> None:
     """Print ``game`` (game ``number`` of a match to ``length``) action by action, each with the board.
@@ -73,9 +65,9 @@ def show_game(game: GameRecord, names, *, number: int = 1, length: int = 0, jaco
         elif action.kind == TAKE:
             state = after_take(state, doubler)
             picture(f"{k}. {who} {_verb(who, 'takes', 'take')}")
-        elif action.kind == DROP:
+        elif action.kind == PASS:
             print(f"\n{k}. {who} {_verb(who, 'passes', 'pass')}", file=out)
-    how = "double passed" if game.kind == DROPPED else KINDS[game.kind]
+    how = "double passed" if game.kind == PASSED else KINDS[game.kind]
     winner = names[game.winner]
     print(f"{winner} {_verb(winner, 'wins', 'win')} {game.points} point{'s' * (game.points != 1)} ({how}).",
           file=out, flush=True)
