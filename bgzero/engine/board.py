@@ -46,29 +46,37 @@ def pip_counts(board: np.ndarray) -> np.ndarray:
     return board.astype(np.int32) @ np.arange(1, 26, dtype=np.int32)
 
 
-def validate(board) -> np.ndarray:
-    """Return ``board`` as an int8 ``(2, 25)`` array or raise :class:`InvalidPositionError`.
+def board_problem(board) -> str | None:
+    """What makes ``board`` an impossible position, in words; ``None`` for a valid board.
 
     Checks the shape, that no count is negative, that neither side has more than 15
-    checkers on the board, and that no point is held by both sides.
+    checkers on the board, and that no point is held by both sides. The one definition of
+    a valid board: :func:`validate` raises with it, the move generator reports it.
     """
     arr = np.asarray(board)
     if arr.shape != (2, 25):
-        raise InvalidPositionError(f"board must have shape (2, 25), got {arr.shape}")
+        return f"board must have shape (2, 25), got {arr.shape}"
     if not np.issubdtype(arr.dtype, np.integer):
-        raise InvalidPositionError(f"board must hold integers, got dtype {arr.dtype}")
+        return f"board must hold integers, got dtype {arr.dtype}"
     if (arr < 0).any():
         side, col = map(int, np.argwhere(arr < 0)[0])
-        raise InvalidPositionError(f"negative checker count {int(arr[side, col])} at side {side} column {col}")
+        return f"negative checker count {int(arr[side, col])} at side {side} column {col}"
     totals = arr.sum(axis=1)
     for side in (0, 1):
         if totals[side] > NUM_CHECKERS:
-            raise InvalidPositionError(f"side {side} has {int(totals[side])} checkers on the board; at most 15")
+            return f"side {side} has {int(totals[side])} checkers on the board; at most 15"
     both = (arr[0, :24] > 0) & (arr[1, 23::-1] > 0)
     if both.any():
-        point = int(np.argmax(both)) + 1
-        raise InvalidPositionError(f"point {point} (side on roll's numbering) is held by both sides")
-    return arr.astype(np.int8)
+        return f"point {int(np.argmax(both)) + 1} (side on roll's numbering) is held by both sides"
+    return None
+
+
+def validate(board) -> np.ndarray:
+    """Return ``board`` as an int8 ``(2, 25)`` array or raise :class:`InvalidPositionError`."""
+    problem = board_problem(board)
+    if problem:
+        raise InvalidPositionError(problem)
+    return np.asarray(board).astype(np.int8)
 
 
 def to_gnubg(board: np.ndarray) -> list[list[int]]:

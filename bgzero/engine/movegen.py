@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from bgzero.engine.board import START, board_problem
 from bgzero.engine.movegen_kernels import (
     _BAD_BOARD,
     _BAD_DICE,
@@ -97,29 +98,11 @@ def _new_slab():
 _SLAB = _new_slab()
 
 
-def _board_problem(board) -> str:
-    """What is wrong with one board, in words (for error messages)."""
-    arr = np.asarray(board)
-    if arr.shape != (2, 25):
-        return f"shape {arr.shape}, not (2, 25)"
-    if (arr < 0).any():
-        side, col = map(int, np.argwhere(arr < 0)[0])
-        return f"negative checker count {int(arr[side, col])} at side {side} column {col}"
-    totals = arr.sum(axis=1)
-    for side in (0, 1):
-        if totals[side] > 15:
-            return f"side {side} has {int(totals[side])} checkers on the board; at most 15"
-    both = (arr[0, :24] > 0) & (arr[1, 23::-1] > 0)
-    if both.any():
-        return f"point {int(np.argmax(both)) + 1} (side on roll's numbering) is held by both sides"
-    return "invalid"
-
-
 def _input_error(boards, dice, b: int, err: int) -> Exception:
     if err == _BAD_DICE:
         return InvalidDiceError(f"dice[{b}] = {np.asarray(dice[b]).tolist()}: each die must be 1-6")
     if err == _BAD_BOARD:
-        return InvalidPositionError(f"boards[{b}] = {np.asarray(boards[b]).tolist()}: {_board_problem(boards[b])}")
+        return InvalidPositionError(f"boards[{b}] = {np.asarray(boards[b]).tolist()}: {board_problem(boards[b]) or 'invalid'}")
     if np.ndim(boards) != 3 or np.shape(boards)[1:] != (2, 25):
         return InvalidPositionError(f"boards must have shape (B, 2, 25), got {np.shape(boards)}")
     return InvalidDiceError(f"dice must have shape ({np.shape(boards)[0]}, 2), got {np.shape(dice)}")
@@ -336,7 +319,6 @@ def warm_up() -> None:
     The kernels have fixed signatures and are compiled or loaded at import; this only
     makes sure the first timed call pays nothing more.
     """
-    from bgzero.engine.board import START
 
     for roll in ([[3, 1]], [[2, 2]]):
         generate(START[None], np.array(roll, np.int8))

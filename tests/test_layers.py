@@ -1,0 +1,108 @@
+"""The walls of the house: every import in bgzero/ goes down the layers, and none goes round in a circle.
+
+Layers follow the data flow. A module may import its own layer and those before it in
+``LAYERS``; function-level imports count the same as module-level ones, so a lazy import
+cannot hide a cycle or a reach upwards. The engine must load without torch.
+"""
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import tomllib
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "bgzero"
+
+# Lowest first. "" is the package's own foundation: errors, atomic writes, its file locations.
+LAYERS = ["", "engine", "cube", "value", "agents", "rollout", "arena", "selfplay", "learn", "gnubg", "ui", "web", "cli"]
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def layer(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 2 or (len(parts) == 2 and (PACKAGE / parts[1]).is_dir()) else ""
+
+
+def is_module(name: str) -> bool:
+    path = ROOT / name.replace(".", "/")
+    return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
+
+
+def imports(path: Path) -> set[str]:
+    """Every bgzero module ``path`` imports, anywhere in the file (``from X import name`` may name a module)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if a.name.startswith("bgzero")}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("bgzero"):
+            submodules = {f"{node.module}.{a.name}" for a in node.names if is_module(f"{node.module}.{a.name}")}
+            found |= submodules or {node.module}
+            if len(submodules) < len(node.names):
+                found.add(node.module)
+    return found
+
+
+MODULES = {module_name(p): p for p in PACKAGE.rglob("*.py")}
+GRAPH = {name: {m for m in imports(path) if m in MODULES and m != name} for name, path in MODULES.items()}
+
+
+def test_every_module_has_a_layer():
+    assert {layer(m) for m in MODULES} <= set(LAYERS)
+
+
+def test_no_import_goes_up_a_layer():
+    upward = [f"{m} imports {dep}" for m, deps in GRAPH.items() if m != "bgzero" for dep in deps
+              if LAYERS.index(layer(dep)) > LAYERS.index(layer(m))]
+    assert upward == []
+
+
+def test_no_module_imports_its_own_package_facade():
+    """``from bgzero.cube import X`` inside bgzero/cube/ would run the facade half-built."""
+    facades = {p for p, deps in GRAPH.items() if MODULES[p].name == "__init__.py" and any(d.startswith(p + ".") for d in deps)}
+    inward = [f"{m} imports {dep}" for m, deps in GRAPH.items() for dep in deps & facades if m.startswith(dep + ".")]
+    assert inward == []
+
+
+def test_no_import_cycles():
+    """Depth-first search over the module graph, facades of the root package excepted (they only re-export)."""
+    graph = {m: deps - {"bgzero"} for m, deps in GRAPH.items() if m != "bgzero"}
+    state, cycles = {}, []
+
+    def visit(node, trail):
+        state[node] = "open"
+        for dep in sorted(graph.get(node, ())):
+            if state.get(dep) == "open":
+                cycles.append(" -> ".join(trail[trail.index(dep):] + [dep]))
+            elif dep not in state:
+                visit(dep, trail + [dep])
+        state[node] = "done"
+
+    for node in sorted(graph):
+        if node not in state:
+            visit(node, [node])
+    assert cycles == []
+
+
+def test_the_wheel_lists_every_subpackage():
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    packages = {m for m, p in MODULES.items() if p.name == "__init__.py"}
+    assert packages <= set(config["packages"])
+    assert config["package-dir"] == {"bgzero.configs": "configs", "bgzero.checkpoints": "checkpoints"}
+
+
+@pytest.mark.parametrize("code", [
+    "from bgzero import Position, generate; import numpy as np; "
+    "assert len(Position.start().legal_moves((3, 1))) == 16; "
+    "assert len(generate(np.array([Position.start().board]), np.array([[3, 1]])).results) == 16",
+])
+def test_the_engine_loads_no_torch(code):
+    check = f"{code}; import sys; assert 'torch' not in sys.modules, 'torch was imported'"
+    done = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert done.returncode == 0, done.stderr
