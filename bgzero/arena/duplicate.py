@@ -21,7 +21,7 @@ from tqdm import tqdm
 from bgzero.agents.base import Agent
 from bgzero.agents.specs import make_agent
 from bgzero.engine.board import START
-from bgzero.engine.game import game_results
+from bgzero.engine.game import game_results, opening_rolls
 from bgzero.engine.movegen import generate
 
 MAX_PLIES = 512  # dice are pre-drawn per pair; longer games reuse the sequence cyclically
@@ -57,11 +57,7 @@ class MatchResult:
 def draw_dice(rng: np.random.Generator, n: int, plies: int = MAX_PLIES) -> np.ndarray:
     """(n, plies, 2) dice; ply 0 is an opening roll (never a double, rule 5)."""
     dice = rng.integers(1, 7, size=(n, plies, 2), dtype=np.int8)
-    opening = rng.choice(30, size=n)
-    first = opening // 5 + 1
-    second = opening % 5 + 1
-    second = second + (second >= first)
-    dice[:, 0, 0], dice[:, 0, 1] = first, second
+    dice[:, 0] = opening_rolls(rng, n)[1]
     return dice
 
 

@@ -15,12 +15,11 @@ import numpy as np
 import torch
 
 from bgzero.agents.search import ROLLS, best_replies
-from bgzero.engine.board import START
 from bgzero.engine.classify import CONTACT
-from bgzero.engine.game import game_results
 from bgzero.engine.movegen import generate
-from bgzero.engine.segments import segment_argmax, segment_random
+from bgzero.engine.segments import segment_argmax
 from bgzero.errors import ConfigError
+from bgzero.selfplay.player import lockstep_self_play
 from bgzero.value.encode import get_encoder
 from bgzero.value.evaluator import Evaluator
 from bgzero.value.net import NetConfig, ValueNet
@@ -42,34 +41,11 @@ class DistillReport:
     """Held-out (position, roll) pairs the agreement was measured on."""
 
 
-def lockstep_self_play(evaluator: Evaluator, rng: np.random.Generator, games: int, explore: float):
-    """Endless 0-ply self-play of ``games`` games in lockstep; yields every turn's
-    ``(moves, probs, boards)``: the candidates, their probabilities (next mover's view) and
-    the boards after the moves played, finished games restarted.
-
-    Each game plays its best move by 0-ply, or with chance ``explore`` a random one, so
-    the positions spread beyond the net's own best lines. The collectors of search
-    candidates (:func:`self_play_candidates`, :func:`bgzero.learn.search_targets.candidate_turns`)
-    keep what they need of each turn.
-    """
-    boards = np.repeat(START[None], games, axis=0)
-    while True:
-        dice = rng.integers(1, 7, size=(games, 2), dtype=np.int8)
-        moves = generate(boards, dice)
-        probs = evaluator.probs(moves.results)
-        pick = segment_argmax(-equity(probs), moves.offsets)
-        wander = rng.random(games) < explore
-        pick[wander] = segment_random(moves.offsets, rng)[wander]
-        boards = moves.results[pick]
-        boards[game_results(boards) != 0] = START
-        yield moves, probs, boards
-
-
 def self_play_candidates(evaluator: Evaluator, positions: int, seed: int, games: int = 256,
                          explore: float = 0.1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Contact candidates (as search meets them) and their contact-net probabilities.
 
-    Every contact candidate of every turn of :func:`lockstep_self_play` is kept. Also
+    Every contact candidate of every turn of :func:`bgzero.selfplay.player.lockstep_self_play` is kept. Also
     returns the boards the games passed through (for a held-out check).
     """
     found, targets, visited, total = [], [], [], 0

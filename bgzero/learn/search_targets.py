@@ -32,8 +32,8 @@ from bgzero.atomic import atomic_write
 from bgzero.engine.classify import CONTACT
 from bgzero.engine.segments import segment_top_k
 from bgzero.errors import ConfigError
-from bgzero.learn.distill import lockstep_self_play
 from bgzero.learn.td import td_loss
+from bgzero.selfplay.player import lockstep_self_play
 from bgzero.value.checkpoint import load_evaluator
 from bgzero.value.evaluator import Evaluator
 from bgzero.value.net import ValueNet
@@ -46,7 +46,7 @@ def candidate_turns(evaluator: Evaluator, positions: int, seed: int, top: int = 
                     explore: float = 0.1) -> tuple[np.ndarray, np.ndarray]:
     """About ``positions`` contact candidates and their turn numbers, turns in random order.
 
-    Of each turn of :func:`bgzero.learn.distill.lockstep_self_play` the ``top`` results by 0-ply
+    Of each turn of :func:`bgzero.selfplay.player.lockstep_self_play` the ``top`` results by 0-ply
     equity for the mover that are contact positions are kept. Whole turns only.
     """
     if positions < 1 or top < 2 or games < 1 or not 0 <= explore <= 1:
