@@ -31,3 +31,7 @@ class CheckpointError(BgzeroError, ValueError):
 
 class ConfigError(BgzeroError, ValueError):
     """A configuration value outside its allowed range."""
+
+
+class OutputError(BgzeroError, OSError):
+    """A file that cannot be written where it was asked for (a directory, no permission, a full disk)."""

@@ -8,12 +8,14 @@ from omegaconf import DictConfig
 
 from bgzero.checkpoint import load_checkpoint, load_evaluator, save_checkpoint
 from bgzero.cli import CONFIGS, one_line_errors
+from bgzero.config_check import PRUNE, check
 from bgzero.distill import distill
 from bgzero.errors import ConfigError
 
 
 def run(cfg: DictConfig) -> str:
     """Distil, store, and describe the result as printed."""
+    check(cfg, PRUNE)
     if cfg.checkpoint is None:
         raise ConfigError("no checkpoint: pass checkpoint=PATH")
     torch.set_num_threads(1)
