@@ -167,10 +167,10 @@ class Server:
                     log.warning("connection %d silent for %g s; closing it", number, self.idle_timeout)
                     return
                 continue
-            idle_since = time.monotonic()
             except OSError as e:
                 log.error("connection lost: %s", e)
                 return
+            idle_since = time.monotonic()
             if not data:
                 if buffer.strip(b"\0\r\n\t "):
                     log.error("connection closed in the middle of a line; dropped %r", _clip(buffer))

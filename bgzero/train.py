@@ -30,6 +30,7 @@ from bgzero.agents.neural import NeuralAgent
 from bgzero.agents.pubeval_agent import PubevalAgent
 from bgzero.atomic import atomic_write_text
 from bgzero.checkpoint import load_checkpoint, save_checkpoint
+from bgzero.checkpoint_check import check_resumable
 from bgzero.config_check import TRAIN, check
 from bgzero.encode import get_encoder
 from bgzero.errors import CheckpointError, ConfigError
@@ -207,6 +208,7 @@ def _train(cfg: DictConfig) -> dict:
     wall_before = 0.0  # training time of earlier sessions of this run (resumes)
     if cfg.train.resume:
         state = load_checkpoint(cfg.train.resume)
+        check_resumable(cfg.train.resume, state)
         saved = (state["encoder"], state["net_config"], state.get("race_net_config"))
         wanted = (cfg.encoder.name, net["contact"].config_dict(), net["race"].config_dict() if "race" in net else None)
         if saved != wanted:
@@ -216,7 +218,11 @@ def _train(cfg: DictConfig) -> dict:
         if "race" in net:
             net["race"].load_state_dict(state["race_model"])
         if "optimizer" in state:
-            opt.load_state_dict(state["optimizer"])
+            try:
+                opt.load_state_dict(state["optimizer"])
+            except (ValueError, KeyError, TypeError, RuntimeError):
+                raise CheckpointError(f"checkpoint {cfg.train.resume}: its optimizer state does not fit the net "
+                                      f"or td.optimizer={cfg.td.optimizer}") from None
         else:  # fine-tuned outside TD training (scripts/search_finetune.py): a fresh optimizer
             print(f"bgzero: {cfg.train.resume} has no optimizer state; training continues with a fresh optimizer")
         games, positions = state["games"], state["positions"]
