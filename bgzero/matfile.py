@@ -142,9 +142,21 @@ def _play(board: np.ndarray, dice, steps) -> np.ndarray:
 # --------------------------------------------------------------------------- reading
 
 
+MAX_BYTES = 16 * 2**20  # far above any real match (a 25-point match is ~100 kB); /dev/zero is not read forever
+
+
 def read_match(path, *, jacoby: bool = False) -> MatchRecord:
-    """:func:`parse_match` of the file at ``path``."""
-    return parse_match(Path(path).read_text(), jacoby=jacoby)
+    """:func:`parse_match` of the file at ``path``: UTF-8 with or without a BOM, other bytes
+    (a latin-1 name in a comment) read as latin-1, at most :data:`MAX_BYTES`."""
+    with Path(path).open("rb") as f:
+        data = f.read(MAX_BYTES + 1)
+    if len(data) > MAX_BYTES:
+        raise MatFormatError(f"{path} is larger than {MAX_BYTES // 2**20} MB: not a .mat file")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:  # gnubg writes player names in the locale's encoding
+        text = data.decode("latin-1")
+    return parse_match(text, jacoby=jacoby)
 
 
 def parse_match(text: str, *, jacoby: bool = False) -> MatchRecord:

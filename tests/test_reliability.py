@@ -1,5 +1,6 @@
 """Regression tests for issue 17: each hostile or clumsy input ends in a one-line error or a right answer."""
 
+import io
 import math
 import time
 
@@ -9,8 +10,12 @@ import torch
 from bgzero.board import START
 from bgzero.checkpoint import load_evaluator, save_checkpoint
 from bgzero.errors import CheckpointError, IllegalMoveError
+from bgzero.match import MatchRecord
+from bgzero.matfile import parse_match, read_match
 from bgzero.net import NetConfig, ValueNet
 from bgzero.notation import parse_move
+from bgzero.replay import main as replay_main
+from bgzero.replay import show_match
 
 
 @pytest.mark.parametrize("filler", [" ", "\t", " /", " *", " ("])
@@ -59,3 +64,43 @@ def test_a_foreign_file_is_refused_in_our_words(tmp_path, content):
     with pytest.raises(CheckpointError, match="not a bgzero checkpoint") as e:
         load_evaluator(path)
     assert "weights_only" not in str(e.value) and "\n" not in str(e.value)
+
+
+# --------------------------------------------------------------------------- bgzero-replay
+
+
+def _golden_text() -> str:
+    from tests.test_matfile import GOLDEN
+
+    return GOLDEN.replace("$", "")
+
+
+@pytest.mark.parametrize("encode", [lambda t: b"\xef\xbb\xbf" + t.encode(),                       # a UTF-8 BOM
+                                    lambda t: ("; by J\xf6rg\n" + t).encode("latin-1"),        # latin-1 comment
+                                    lambda t: b"# \xff\xfe\x80\n" + t.encode()])              # stray bytes
+def test_replay_reads_boms_and_foreign_bytes(tmp_path, encode):
+    path = tmp_path / "m.mat"
+    path.write_bytes(encode(_golden_text()))
+    assert read_match(path).names == ("alice", "bob")
+
+
+def test_replay_reads_a_bounded_amount(capsys):
+    started = time.perf_counter()
+    with pytest.raises(SystemExit, match="larger than"):
+        replay_main(["/dev/zero", "pace=0"])
+    assert time.perf_counter() - started < 10
+
+
+@pytest.mark.parametrize("pace", ["-1", "nan", "inf", "abc", "1e9"])
+def test_replay_pace_is_checked(pace, capsys):
+    with pytest.raises(SystemExit):
+        replay_main([__file__, f"pace={pace}"])
+    assert "pace=" in capsys.readouterr().err
+
+
+def test_an_unfinished_match_is_not_called_a_money_session():
+    record = parse_match(_golden_text())
+    cut = MatchRecord(record.length, record.names, record.games[:1], record.games[1].score, record.jacoby)
+    out = io.StringIO()
+    show_match(cut, out=out, sleep=lambda _: None)
+    assert "did not finish" in out.getvalue() and "Money session" not in out.getvalue()
