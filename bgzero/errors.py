@@ -35,3 +35,9 @@ class ConfigError(BgzeroError, ValueError):
 
 class OutputError(BgzeroError, OSError):
     """A file that cannot be written where it was asked for (a directory, no permission, a full disk)."""
+
+
+def shown(value, limit: int = 40) -> str:
+    """``repr(value)`` cut to ``limit`` characters: a 5 MB bad input is named, not echoed."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 4] + "...'"
