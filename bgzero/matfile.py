@@ -37,7 +37,7 @@ import numpy as np
 from bgzero.atomic import atomic_write_text
 from bgzero.board import START
 from bgzero.cube import IllegalCubeActionError, MatchState, after_take, award, drop_points, points_for
-from bgzero.errors import BgzeroError, IllegalMoveError, InvalidDiceError
+from bgzero.errors import BgzeroError, IllegalMoveError, InvalidDiceError, shown
 from bgzero.game import game_results
 from bgzero.match import DOUBLE, DROP, DROPPED, MOVE, TAKE, Action, GameRecord, MatchRecord
 from bgzero.notation import parse_move
@@ -192,7 +192,7 @@ def _header(lines: list[str]) -> tuple[int, int]:
             continue
         found = _HEADER.match(line)
         if not found:
-            raise MatFormatError(f"line {n + 1}: expected ' N point match' (N = 0 for money), got {line.strip()!r}")
+            raise MatFormatError(f"line {n + 1}: expected ' N point match' (N = 0 for money), got {shown(line.strip())}")
         return int(found.group(1)), n + 1
     raise MatFormatError("no ' N point match' line: not a .mat file")
 
@@ -204,11 +204,11 @@ def _game_blocks(lines: list[str], start: int) -> list[tuple[int, list[int]]]:
         line = lines[n]
         if line.startswith(" Game "):
             if line[6:].strip() != str(len(blocks) + 1):
-                raise MatFormatError(f"line {n + 1}: expected ' Game {len(blocks) + 1}', got {line.strip()!r}")
+                raise MatFormatError(f"line {n + 1}: expected ' Game {len(blocks) + 1}', got {shown(line.strip())}")
             blocks.append((n, []))
         elif line.strip():
             if not blocks:
-                raise MatFormatError(f"line {n + 1}: {line.strip()!r} comes before ' Game 1'")
+                raise MatFormatError(f"line {n + 1}: {shown(line.strip())} comes before ' Game 1'")
             blocks[-1][1].append(n)
     return blocks
 
@@ -218,7 +218,7 @@ def _score_line(lines: list[str], first: int, body: list[int]) -> tuple[tuple[st
         raise MatFormatError(f"line {first + 1}: the game has no score line and no moves")
     found = _SCORES.match(lines[body[0]])
     if not found:
-        raise MatFormatError(f"line {body[0] + 1}: expected 'name : score   name : score', got {lines[body[0]].strip()!r}")
+        raise MatFormatError(f"line {body[0] + 1}: expected 'name : score   name : score', got {shown(lines[body[0]].strip())}")
     name0, s0, name1, s1 = found.groups()
     return (name0, name1), (int(s0), int(s1))
 
@@ -254,16 +254,16 @@ def _replay(lines: list[str], body: list[int], state: MatchState, k: int) -> Gam
             wins = _WINS.match(entry)
             if wins:
                 if end is None:
-                    raise MatFormatError(f"{where}: {entry!r} before the game is over (resignations are not read)")
+                    raise MatFormatError(f"{where}: {shown(entry)} before the game is over (resignations are not read)")
                 if int(wins[1]) != end[4]:
-                    raise MatFormatError(f"{where}: {entry!r}, but the replay wins {_points(end[4])}")
+                    raise MatFormatError(f"{where}: {shown(entry)}, but the replay wins {_points(end[4])}")
                 continue
             if end is not None:
-                raise MatFormatError(f"{where}: {entry!r} after the game is over")
+                raise MatFormatError(f"{where}: {shown(entry)} after the game is over")
             doubled = actions[-1].player if actions and actions[-1].kind == DOUBLE else None
             answer = entry.lower().split()[0] if entry.lower().startswith(("take", "drop", "pass")) else None
             if (doubled is None) != (answer is None):
-                raise MatFormatError(f"{where}: {entry!r} " + (
+                raise MatFormatError(f"{where}: {shown(entry)} " + (
                     "does not answer a double" if doubled is None else "where the double must be taken or dropped"))
             if answer:
                 if player == doubled:
@@ -285,7 +285,7 @@ def _replay(lines: list[str], body: list[int], state: MatchState, k: int) -> Gam
                 try:
                     board = _play(board, dice, steps)
                 except (IllegalMoveError, InvalidDiceError) as e:
-                    raise MatFormatError(f"{where}: {entry!r}: {e}") from None
+                    raise MatFormatError(f"{where}: {shown(entry)}: {e}") from None
                 actions.append(Action(player, MOVE, dice, steps))
                 on_roll = 1 - player
                 kind = abs(int(game_results(board)))
@@ -300,11 +300,11 @@ def _replay(lines: list[str], body: list[int], state: MatchState, k: int) -> Gam
                 except IllegalCubeActionError as e:
                     raise MatFormatError(f"{where}: {e}") from None
                 if double[1] is not None and int(double[1]) != value:
-                    raise MatFormatError(f"{where}: {entry!r}, but the cube goes to {value}")
+                    raise MatFormatError(f"{where}: {shown(entry)}, but the cube goes to {value}")
                 actions.append(Action(player, DOUBLE))
                 on_roll = player
             else:
-                raise MatFormatError(f"{where}: cannot read {entry!r}: expected a roll 'DD: moves', "
+                raise MatFormatError(f"{where}: cannot read {shown(entry)}: expected a roll 'DD: moves', "
                                      "'Doubles => N', 'Takes', 'Drops' or 'Wins N points'")
     if end is None:
         raise MatFormatError(f"line {body[-1] + 1}: game {k} ends without a winner (no bear-off or dropped double)")
@@ -318,6 +318,6 @@ def _steps(text: str, where: str) -> tuple[tuple[int, int], ...]:
     for token in text.split():
         found = _STEP.match(token)
         if not found:
-            raise MatFormatError(f"{where}: cannot read the step {token!r}: expected from/to, like 24/18 or 25/22*")
+            raise MatFormatError(f"{where}: cannot read the step {shown(token)}: expected from/to, like 24/18 or 25/22*")
         steps.append((int(found[1]), int(found[2])))
     return tuple(sorted(steps, reverse=True))
