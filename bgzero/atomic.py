@@ -12,6 +12,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
+from bgzero.errors import OutputError
+
 
 def _umasked_mode() -> int:
     mask = os.umask(0)
@@ -25,21 +27,50 @@ _UMASKED_MODE = _umasked_mode()
 def atomic_write(path: str | Path, write: Callable[[IO], None], mode: str = "w") -> Path:
     """Call ``write(f)`` on a temporary file opened with ``mode``, then rename it to ``path``."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    if path.is_dir():
+        raise OutputError(f"cannot write {path}: it is a directory")
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    except OSError as e:
+        raise _output_error(path, e) from None
+    try:
+        os.chmod(tmp, _UMASKED_MODE)  # mkstemp makes it owner-only; give it a normal file's mode
         with os.fdopen(fd, mode, **({} if "b" in mode else {"encoding": "utf-8", "newline": ""})) as f:
             write(f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, _UMASKED_MODE)  # mkstemp makes it owner-only; give it a normal file's mode
-        os.replace(tmp, path)
+            try:
+                f.flush()
+                os.fsync(f.fileno())
+            except OSError as e:  # a full disk shows here, when the buffer reaches it
+                raise _output_error(path, e) from None
+        try:
+            os.replace(tmp, path)
+        except OSError as e:
+            raise _output_error(path, e) from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
     return path
 
 
+def _output_error(path: Path, e: OSError) -> OutputError:
+    return OutputError(f"cannot write {path}: {e.strerror or e}")
+
+
 def atomic_write_text(path: str | Path, text: str) -> Path:
     """Write ``text`` (UTF-8) to ``path`` atomically."""
     return atomic_write(path, lambda f: f.write(text))
+
+
+def remove_temporaries(directory: str | Path) -> list[Path]:
+    """Delete the temporary files (``NAME.XXXXXXXX.tmp``) that writes killed mid-way left in ``directory``.
+
+    Only for a directory no other process is writing into (a run directory under its lock).
+    """
+    directory = Path(directory)
+    if not directory.is_dir():
+        return []
+    stale = [p for p in directory.glob("*.*.tmp") if p.is_file()]
+    for p in stale:
+        p.unlink(missing_ok=True)
+    return stale

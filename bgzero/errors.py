@@ -41,3 +41,13 @@ def integer(name: str, value, error: type[BgzeroError]) -> int:
         return operator.index(value)
     except TypeError:
         raise error(f"{name} must be an integer, got {value!r}") from None
+
+
+class OutputError(BgzeroError, OSError):
+    """A file that cannot be written where it was asked for (a directory, no permission, a full disk)."""
+
+
+def shown(value, limit: int = 40) -> str:
+    """``repr(value)`` cut to ``limit`` characters: a 5 MB bad input is named, not echoed."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 4] + "...'"

@@ -20,7 +20,7 @@ from bgzero.engine.ids import (
     match_info_from_id,
     position_id,
 )
-from bgzero.errors import InvalidMatchIdError, InvalidPositionError
+from bgzero.errors import InvalidMatchIdError, InvalidPositionError, shown
 
 BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 START_ID = "4HPwATDgc/ABMA"
@@ -186,7 +186,7 @@ def _decodes_canonically_or_fails_cleanly(pid: str) -> None:
     try:
         board = board_from_position_id(pid)
     except InvalidPositionError as err:
-        assert repr(pid) in str(err) and "\n" not in str(err)
+        assert shown(pid) in str(err) and "\n" not in str(err)
     else:
         assert position_id(board) == pid
 
@@ -316,7 +316,7 @@ def _decodes_to_valid_or_fails_cleanly(mid: str) -> None:
     try:
         info = match_info_from_id(mid)
     except InvalidMatchIdError as err:
-        assert repr(mid) in str(err) and "\n" not in str(err)
+        assert shown(mid) in str(err) and "\n" not in str(err)
     else:
         assert match_info_from_id(match_id(info)) == info
 

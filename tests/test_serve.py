@@ -219,9 +219,9 @@ def _cfg(*overrides: str):
 
 
 @pytest.mark.parametrize("override,message", [
-    ("port=70000", "port=70000 is not 0-65535"),
-    ("connections=0", "connections=0 must be at least 1"),
-    ("referee.match=0", "referee.match=0 must be a match length from 1 to 64"),
+    ("port=70000", "port=70000 is not allowed: a whole number >= 0 and <= 65535"),
+    ("connections=0", "connections=0 is not allowed: a whole number >= 1, or null"),
+    ("referee.match=0", "referee.match=0 is not allowed: a whole number >= 1 and <= 64"),
     ("agent=nonsense", "unknown agent 'nonsense'"),
 ])
 def test_cli_config_errors(override, message):

@@ -37,6 +37,7 @@ from bgzero.errors import (
     InvalidDiceError,
     InvalidMatchIdError,
     InvalidPositionError,
+    shown,
 )
 from bgzero.value.checkpoint import load_evaluator
 from bgzero.value.probs import equity, flip
@@ -95,7 +96,7 @@ def parse_dice(value) -> tuple[int, int]:
             return check_dice(tuple(value))
         except (InvalidDiceError, TypeError):
             pass
-    raise InvalidDiceError(f"dice {value!r} are not two dice 1-6; write them as 31, 3-1 or [3,1]")
+    raise InvalidDiceError(f"dice {shown(value)} are not two dice 1-6; write them as 31, 3-1 or [3,1]")
 
 
 def evaluator_from_spec(spec: str):
@@ -112,12 +113,12 @@ def read_position(text) -> np.ndarray:
         board = board_from_position_id(text)
     except InvalidPositionError as e:
         raise InvalidPositionError(
-            f"malformed Position ID {text!r} ({e}); give gnubg's 14-character ID, like 4HPwATDgc/ABMA"
+            f"malformed Position ID {shown(text)} ({e}); give gnubg's 14-character ID, like 4HPwATDgc/ABMA"
         ) from None
     try:
         return check_position(board)
     except InvalidPositionError as e:
-        raise InvalidPositionError(f"Position ID {text!r}: {e}") from None
+        raise InvalidPositionError(f"Position ID {shown(text)}: {e}") from None
 
 
 def read_match(text) -> MatchInfo:
@@ -126,7 +127,7 @@ def read_match(text) -> MatchInfo:
         return match_info_from_id(text)
     except InvalidMatchIdError as e:
         raise InvalidMatchIdError(
-            f"malformed Match ID {text!r} ({e}); give gnubg's 12-character ID, like cAkAAAAAAAAA"
+            f"malformed Match ID {shown(text)} ({e}); give gnubg's 12-character ID, like cAkAAAAAAAAA"
         ) from None
 
 

@@ -49,7 +49,7 @@ from bgzero.cube import (
 from bgzero.engine.board import START
 from bgzero.engine.game import game_results
 from bgzero.engine.notation import parse_move
-from bgzero.errors import BgzeroError, IllegalMoveError, InvalidDiceError
+from bgzero.errors import BgzeroError, IllegalMoveError, InvalidDiceError, shown
 
 NAME_LENGTH = 20  # keeps " name : score" inside gnubg's 31-column field up to 7-digit scores
 _LEFT = 27  # width of the left column's text; the right column starts at character 33
@@ -151,9 +151,21 @@ def _play(board: np.ndarray, dice, steps) -> np.ndarray:
 # --------------------------------------------------------------------------- reading
 
 
+MAX_BYTES = 16 * 2**20  # far above any real match (a 25-point match is ~100 kB); /dev/zero is not read forever
+
+
 def read_match(path, *, jacoby: bool = False) -> MatchRecord:
-    """:func:`parse_match` of the file at ``path``."""
-    return parse_match(Path(path).read_text(), jacoby=jacoby)
+    """:func:`parse_match` of the file at ``path``: UTF-8 with or without a BOM, other bytes
+    (a latin-1 name in a comment) read as latin-1, at most :data:`MAX_BYTES`."""
+    with Path(path).open("rb") as f:
+        data = f.read(MAX_BYTES + 1)
+    if len(data) > MAX_BYTES:
+        raise MatFormatError(f"{path} is larger than {MAX_BYTES // 2**20} MB: not a .mat file")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:  # gnubg writes player names in the locale's encoding
+        text = data.decode("latin-1")
+    return parse_match(text, jacoby=jacoby)
 
 
 def parse_match(text: str, *, jacoby: bool = False) -> MatchRecord:
@@ -189,7 +201,7 @@ def _header(lines: list[str]) -> tuple[int, int]:
             continue
         found = _HEADER.match(line)
         if not found:
-            raise MatFormatError(f"line {n + 1}: expected ' N point match' (N = 0 for money), got {line.strip()!r}")
+            raise MatFormatError(f"line {n + 1}: expected ' N point match' (N = 0 for money), got {shown(line.strip())}")
         return int(found.group(1)), n + 1
     raise MatFormatError("no ' N point match' line: not a .mat file")
 
@@ -201,11 +213,11 @@ def _game_blocks(lines: list[str], start: int) -> list[tuple[int, list[int]]]:
         line = lines[n]
         if line.startswith(" Game "):
             if line[6:].strip() != str(len(blocks) + 1):
-                raise MatFormatError(f"line {n + 1}: expected ' Game {len(blocks) + 1}', got {line.strip()!r}")
+                raise MatFormatError(f"line {n + 1}: expected ' Game {len(blocks) + 1}', got {shown(line.strip())}")
             blocks.append((n, []))
         elif line.strip():
             if not blocks:
-                raise MatFormatError(f"line {n + 1}: {line.strip()!r} comes before ' Game 1'")
+                raise MatFormatError(f"line {n + 1}: {shown(line.strip())} comes before ' Game 1'")
             blocks[-1][1].append(n)
     return blocks
 
@@ -215,7 +227,7 @@ def _score_line(lines: list[str], first: int, body: list[int]) -> tuple[tuple[st
         raise MatFormatError(f"line {first + 1}: the game has no score line and no moves")
     found = _SCORES.match(lines[body[0]])
     if not found:
-        raise MatFormatError(f"line {body[0] + 1}: expected 'name : score   name : score', got {lines[body[0]].strip()!r}")
+        raise MatFormatError(f"line {body[0] + 1}: expected 'name : score   name : score', got {shown(lines[body[0]].strip())}")
     name0, s0, name1, s1 = found.groups()
     return (name0, name1), (int(s0), int(s1))
 
@@ -251,16 +263,16 @@ def _replay(lines: list[str], body: list[int], state: MatchState, k: int) -> Mat
             wins = _WINS.match(entry)
             if wins:
                 if end is None:
-                    raise MatFormatError(f"{where}: {entry!r} before the game is over (resignations are not read)")
+                    raise MatFormatError(f"{where}: {shown(entry)} before the game is over (resignations are not read)")
                 if int(wins[1]) != end[4]:
-                    raise MatFormatError(f"{where}: {entry!r}, but the replay wins {_points(end[4])}")
+                    raise MatFormatError(f"{where}: {shown(entry)}, but the replay wins {_points(end[4])}")
                 continue
             if end is not None:
-                raise MatFormatError(f"{where}: {entry!r} after the game is over")
+                raise MatFormatError(f"{where}: {shown(entry)} after the game is over")
             doubled = actions[-1].player if actions and actions[-1].kind == DOUBLE else None
             answer = entry.lower().split()[0] if entry.lower().startswith(("take", "drop", "pass")) else None
             if (doubled is None) != (answer is None):
-                raise MatFormatError(f"{where}: {entry!r} " + (
+                raise MatFormatError(f"{where}: {shown(entry)} " + (
                     "does not answer a double" if doubled is None else "where the double must be taken or dropped"))
             if answer:
                 if player == doubled:
@@ -282,7 +294,7 @@ def _replay(lines: list[str], body: list[int], state: MatchState, k: int) -> Mat
                 try:
                     board = _play(board, dice, steps)
                 except (IllegalMoveError, InvalidDiceError) as e:
-                    raise MatFormatError(f"{where}: {entry!r}: {e}") from None
+                    raise MatFormatError(f"{where}: {shown(entry)}: {e}") from None
                 actions.append(Action(player, MOVE, dice, steps))
                 on_roll = 1 - player
                 kind = abs(int(game_results(board)))
@@ -297,11 +309,11 @@ def _replay(lines: list[str], body: list[int], state: MatchState, k: int) -> Mat
                 except IllegalCubeActionError as e:
                     raise MatFormatError(f"{where}: {e}") from None
                 if double[1] is not None and int(double[1]) != value:
-                    raise MatFormatError(f"{where}: {entry!r}, but the cube goes to {value}")
+                    raise MatFormatError(f"{where}: {shown(entry)}, but the cube goes to {value}")
                 actions.append(Action(player, DOUBLE))
                 on_roll = player
             else:
-                raise MatFormatError(f"{where}: cannot read {entry!r}: expected a roll 'DD: moves', "
+                raise MatFormatError(f"{where}: cannot read {shown(entry)}: expected a roll 'DD: moves', "
                                      "'Doubles => N', 'Takes', 'Drops' or 'Wins N points'")
     if end is None:
         raise MatFormatError(f"line {body[-1] + 1}: game {k} ends without a winner (no bear-off or dropped double)")
@@ -315,6 +327,6 @@ def _steps(text: str, where: str) -> tuple[tuple[int, int], ...]:
     for token in text.split():
         found = _STEP.match(token)
         if not found:
-            raise MatFormatError(f"{where}: cannot read the step {token!r}: expected from/to, like 24/18 or 25/22*")
+            raise MatFormatError(f"{where}: cannot read the step {shown(token)}: expected from/to, like 24/18 or 25/22*")
         steps.append((int(found[1]), int(found[2])))
     return tuple(sorted(steps, reverse=True))

@@ -23,6 +23,7 @@ from bgzero.arena.analysis import (
 )
 from bgzero.atomic import atomic_write
 from bgzero.cli import CONFIGS, one_line_errors
+from bgzero.config_check import ANALYZE, check, check_output_file
 from bgzero.errors import BgzeroError, ConfigError, InvalidDiceError
 
 EXAMPLE = "'4HPwATDgc/ABMA 31'"
@@ -44,16 +45,13 @@ class Entry(NamedTuple):
 
 def run(cfg: DictConfig) -> dict:
     """Analyse ``cfg.input`` into ``cfg.output``; returns the counts it prints."""
-    if cfg.on_error not in ("skip", "stop"):
-        raise ConfigError(f"on_error={cfg.on_error!r}; use skip (report bad lines and go on) or stop")
-    if not isinstance(cfg.batch_size, int) or cfg.batch_size < 1:
-        raise ConfigError(f"batch_size={cfg.batch_size!r} must be a positive whole number")
+    check(cfg, ANALYZE)
     if cfg.input is None:
         raise ConfigError(f"no input: pass input=FILE with one 'POSITION-ID DICE' per line, e.g. {EXAMPLE}")
     source = Path(cfg.input)
     if not source.is_file():
         raise ConfigError(f"input {source} does not exist; pass input=FILE with 'POSITION-ID DICE' lines")
-    out = Path(cfg.output) if cfg.output is not None else source.with_suffix(".jsonl")
+    out = check_output_file("output", cfg.output if cfg.output is not None else source.with_suffix(".jsonl"))
     if out.resolve() == source.resolve():
         raise ConfigError(f"output {out} is the input file; pass output=ANOTHER.jsonl")
     evaluator, ply = evaluator_from_spec(cfg.agent)

@@ -1,7 +1,6 @@
 """``bgzero-eval``: one agent against another, cubeless money, duplicate dice."""
 
 import json
-import os
 from pathlib import Path
 
 import hydra
@@ -11,15 +10,12 @@ from torch.utils.tensorboard import SummaryWriter
 from bgzero.arena.duplicate import play_duplicate_from_specs
 from bgzero.atomic import atomic_write_text
 from bgzero.cli import CONFIGS, one_line_errors
-from bgzero.errors import ConfigError
+from bgzero.config_check import EVAL, check, count_of_processes
 
 
 def run(cfg: DictConfig) -> dict:
-    processes = os.cpu_count() or 1 if cfg.processes == "auto" else cfg.processes
-    if not isinstance(processes, int) or processes < 1:
-        raise ConfigError(f"processes={cfg.processes!r}; use auto or a count >= 1")
-    if not isinstance(cfg.games, int) or cfg.games < 1:
-        raise ConfigError(f"games={cfg.games!r} must be a positive whole number")
+    check(cfg, EVAL)
+    processes = count_of_processes("processes", cfg.processes)
     result = play_duplicate_from_specs(cfg.a, cfg.b, cfg.games, seed=cfg.seed, processes=processes, progress=cfg.progress)
     out = Path(cfg.out)
     out.mkdir(parents=True, exist_ok=True)

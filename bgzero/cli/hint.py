@@ -16,6 +16,7 @@ from bgzero.arena.analysis import (
     read_position,
 )
 from bgzero.cli import CONFIGS, one_line_errors
+from bgzero.config_check import HINT, check
 from bgzero.errors import ConfigError
 
 _PROBS_HEADER = "  win    w g   w bg   lose    l g   l bg"
@@ -23,6 +24,7 @@ _PROBS_HEADER = "  win    w g   w bg   lose    l g   l bg"
 
 def run(cfg: DictConfig) -> str:
     """The hint report for ``cfg`` (position, dice, match, agent), as printed."""
+    check(cfg, HINT)
     if cfg.position is None:
         raise ConfigError("no position: pass a gnubg Position ID, e.g. position=4HPwATDgc/ABMA")
     board = read_position(str(cfg.position))  # Hydra reads an all-digit ID as an int

@@ -1,7 +1,6 @@
 """``bgzero-match``: agent A against agent B in matches or money sessions with the cube; .mat transcripts."""
 
 import json
-import os
 from pathlib import Path
 
 import hydra
@@ -11,23 +10,14 @@ from bgzero.arena.match import play_matches_from_specs, summarise_matches
 from bgzero.arena.matfile import write_match
 from bgzero.atomic import atomic_write_text
 from bgzero.cli import CONFIGS, one_line_errors
-from bgzero.errors import ConfigError
+from bgzero.config_check import MATCH, check, count_of_processes
 from bgzero.ui.replay import show_match
 
 
-def _count(cfg: DictConfig, key: str, least: int) -> int:
-    value = cfg[key]
-    if not isinstance(value, int) or isinstance(value, bool) or value < least:
-        raise ConfigError(f"{key}={value!r} must be a whole number >= {least}")
-    return value
-
-
 def run(cfg: DictConfig) -> dict:
-    processes = os.cpu_count() or 1 if cfg.processes == "auto" else cfg.processes
-    if not isinstance(processes, int) or processes < 1:
-        raise ConfigError(f"processes={cfg.processes!r}; use auto or a count >= 1")
-    length, games = _count(cfg, "length", 0), _count(cfg, "games", 1)
-    matches, shard = _count(cfg, "matches", 1), _count(cfg, "shard", 1)
+    check(cfg, MATCH)
+    processes = count_of_processes("processes", cfg.processes)
+    length, games, matches, shard = cfg.length, cfg.games, cfg.matches, cfg.shard
     records, seconds = play_matches_from_specs(cfg.a, cfg.b, matches, length=length, games=games, jacoby=bool(cfg.jacoby),
                                         seed=cfg.seed, processes=processes, shard=shard, progress=cfg.progress)
     out = Path(cfg.out)

@@ -10,16 +10,9 @@ from omegaconf import DictConfig
 from bgzero.agents.specs import make_agent, parse_spec
 from bgzero.arena.match import MatchRecord
 from bgzero.cli import CONFIGS, one_line_errors
-from bgzero.errors import ConfigError
+from bgzero.config_check import PLAY, check
 from bgzero.ui.play import Hints, PlaySession
 from bgzero.ui.render import ASCII, UNICODE
-
-
-def _whole(cfg: DictConfig, key: str, least: int) -> int:
-    value = cfg[key]
-    if not isinstance(value, int) or isinstance(value, bool) or value < least:
-        raise ConfigError(f"{key}={value!r} must be a whole number >= {least}")
-    return value
 
 
 def bot_name(spec: str) -> str:
@@ -30,17 +23,14 @@ def bot_name(spec: str) -> str:
 
 def run(cfg: DictConfig, stdin=sys.stdin, stdout=sys.stdout) -> MatchRecord:
     """Build the session ``cfg`` describes and play it on ``stdin``/``stdout``."""
+    check(cfg, PLAY)
     styles = {"unicode": UNICODE, "ascii": ASCII}
-    if cfg.board not in styles:
-        raise ConfigError(f"board={cfg.board!r}; use unicode or ascii")
-    if cfg.colour not in ("auto", True, False):
-        raise ConfigError(f"colour={cfg.colour!r}; use auto, true or false")
-    seed = int(np.random.SeedSequence().entropy % 10**9) if cfg.seed is None else _whole(cfg, "seed", 0)
+    seed = int(np.random.SeedSequence().entropy % 10**9) if cfg.seed is None else cfg.seed
     session = PlaySession(
-        make_agent(cfg.bot), bot_name=bot_name(str(cfg.bot)), name=str(cfg.name), length=_whole(cfg, "length", 0),
-        games=_whole(cfg, "games", 0), jacoby=bool(cfg.jacoby), seed=seed,
-        hints=Hints.for_bot(str(cfg.bot), None if cfg.hint is None else str(cfg.hint), _whole(cfg, "hint_moves", 1)),
-        confirm=bool(cfg.confirm), style=styles[cfg.board],
+        make_agent(cfg.bot), bot_name=bot_name(str(cfg.bot)), name=str(cfg.name), length=cfg.length,
+        games=cfg.games, jacoby=cfg.jacoby, seed=seed,
+        hints=Hints.for_bot(str(cfg.bot), None if cfg.hint is None else str(cfg.hint), cfg.hint_moves),
+        confirm=cfg.confirm, style=styles[cfg.board],
         colour=stdout.isatty() if cfg.colour == "auto" else cfg.colour,
         save=cfg.save, stdin=stdin, stdout=stdout)
     return session.run()

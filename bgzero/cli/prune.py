@@ -7,6 +7,7 @@ import torch
 from omegaconf import DictConfig
 
 from bgzero.cli import CONFIGS, one_line_errors
+from bgzero.config_check import PRUNE, check
 from bgzero.errors import ConfigError
 from bgzero.learn.distill import distill
 from bgzero.value.checkpoint import load_checkpoint, load_evaluator, save_checkpoint
@@ -14,6 +15,7 @@ from bgzero.value.checkpoint import load_checkpoint, load_evaluator, save_checkp
 
 def run(cfg: DictConfig) -> str:
     """Distil, store, and describe the result as printed."""
+    check(cfg, PRUNE)
     if cfg.checkpoint is None:
         raise ConfigError("no checkpoint: pass checkpoint=PATH")
     torch.set_num_threads(1)

@@ -8,28 +8,23 @@ from omegaconf import DictConfig
 
 from bgzero.agents.specs import make_agent
 from bgzero.cli import CONFIGS, one_line_errors
-from bgzero.errors import ConfigError
+from bgzero.config_check import SERVE, check
 from bgzero.gnubg.refereed import RefereedMatch, play_refereed
 from bgzero.gnubg.serve import ExternalPlayer, Server
 
 
 def run(cfg: DictConfig) -> RefereedMatch | None:
     """Serve until stopped, or with ``referee.match`` set play that match and return gnubg's result."""
-    if not 0 <= int(cfg.port) <= 65535:
-        raise ConfigError(f"port={cfg.port} is not 0-65535")
-    if cfg.connections is not None and int(cfg.connections) < 1:
-        raise ConfigError(f"connections={cfg.connections} must be at least 1, or null to serve until stopped")
+    check(cfg, SERVE)
     agent = make_agent(cfg.agent)
     ref = cfg.referee
     if ref.match is not None:
-        if not 1 <= int(ref.match) <= 64:
-            raise ConfigError(f"referee.match={ref.match} must be a match length from 1 to 64")
         result = play_refereed(agent, int(ref.match), Path(ref.sgf), ply=int(ref.ply), seed=ref.seed,
                                gnubg=str(ref.gnubg), timeout=float(ref.timeout))
         print(report(result, cfg.agent, int(ref.ply)))
         return result
-    server = Server(ExternalPlayer(agent, gnubg_scores=bool(cfg.gnubg_scores)), str(cfg.host), int(cfg.port),
-                    None if cfg.connections is None else int(cfg.connections))
+    server = Server(ExternalPlayer(agent, gnubg_scores=cfg.gnubg_scores), str(cfg.host), cfg.port, cfg.connections,
+                    idle_timeout=cfg.idle_timeout)
     try:
         server.serve_forever()
     except KeyboardInterrupt:
@@ -55,8 +50,9 @@ def _games(n: int) -> str:
 
 @hydra.main(version_base="1.3", config_path=CONFIGS, config_name="serve")
 def main(cfg: DictConfig) -> None:
-    logging.basicConfig(level=str(cfg.log_level).upper(), format="%(asctime)s %(levelname)s %(message)s")
     with one_line_errors("bgzero-serve"):
+        check(cfg, SERVE)  # log_level among them, before logging is set up with it
+        logging.basicConfig(level=str(cfg.log_level).upper(), format="%(asctime)s %(levelname)s %(message)s")
         result = run(cfg)
     if result is not None and (result.mismatches or not result.complete):
         raise SystemExit(1)

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bgzero.engine.board import validate
-from bgzero.errors import InvalidMatchIdError, InvalidPositionError, integer
+from bgzero.errors import InvalidMatchIdError, InvalidPositionError, integer, shown
 
 POSITION_ID_LENGTH = 14
 MATCH_ID_LENGTH = 12
@@ -238,16 +238,16 @@ def _to_base64(bits: int, nbytes: int, length: int) -> str:
 def _from_base64(text, length: int, nbytes: int, kind: str, error: type[Exception]) -> int:
     """The key behind an ID, after checking its type, length, alphabet and padding bits."""
     if not isinstance(text, str):
-        raise error(f"{kind} must be a str, got {type(text).__name__}: {text!r}")
+        raise error(f"{kind} must be a str, got {type(text).__name__}: {shown(text)}")
     if len(text) != length:
-        raise error(f"{kind} must be {length} characters, got {len(text)}: {text!r}")
+        raise error(f"{kind} must be {length} characters, got {len(text)}: {shown(text)}")
     bad = next((ch for ch in text if ch not in _BASE64_VALUE), None)
     if bad is not None:
-        raise error(f"{kind} {text!r} contains {bad!r}, which is not a base64 character")
+        raise error(f"{kind} {shown(text)} contains {bad!r}, which is not a base64 character")
     value = 0
     for ch in text:
         value = (value << 6) | _BASE64_VALUE[ch]
     spare = 6 * length - 8 * nbytes  # low bits of the last character, always 0 from gnubg
     if value & ((1 << spare) - 1):
-        raise error(f"{kind} {text!r} has stray 1 bits in its last character's padding")
+        raise error(f"{kind} {shown(text)} has stray 1 bits in its last character's padding")
     return int.from_bytes((value >> spare).to_bytes(nbytes, "big"), "little")

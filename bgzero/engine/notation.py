@@ -44,9 +44,10 @@ _TOKEN = re.compile(rf"{_POINT}\*?(?:/{_POINT}\*?)+(?:\([0-9]+\))?", re.IGNORECA
 _POINTS = re.compile(_POINT, re.IGNORECASE)
 _WORDS = {"bar": BAR_POINT, "b": BAR_POINT, "off": OFF_POINT, "o": OFF_POINT}
 _NAMES = {BAR_POINT: "bar", OFF_POINT: "off"}
-_SPACED_SLASH = re.compile(r"\s*/\s*")
-_SPACE_BEFORE_MARK = re.compile(r"\s+(?=[*(])")
-_SPACED_COUNT = re.compile(r"\(\s*([0-9]+)\s*\)")
+_SPACES = re.compile(r"\s+")  # collapsed to one space first, so the patterns below never backtrack over a run
+_SPACED_SLASH = re.compile(r" ?/ ?")
+_SPACE_BEFORE_MARK = re.compile(r" (?=[*(])")
+_SPACED_COUNT = re.compile(r"\( ?([0-9]+) ?\)")
 _SEPARATORS = re.compile(r"[\s,]+")
 
 
@@ -208,7 +209,7 @@ def illegal_play(text: str, dice: tuple[int, int], legal: list[str]) -> IllegalM
 
 def _hops(text: str) -> list[tuple[int, int]]:
     """The ``(from, to)`` moves a text names, chains split, counts expanded."""
-    cleaned = _SPACED_SLASH.sub("/", text)
+    cleaned = _SPACED_SLASH.sub("/", _SPACES.sub(" ", text))
     cleaned = _SPACE_BEFORE_MARK.sub("", cleaned)
     cleaned = _SPACED_COUNT.sub(r"(\1)", cleaned)
     hops: list[tuple[int, int]] = []

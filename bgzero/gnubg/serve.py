@@ -10,7 +10,10 @@ bgzero's own legal results, written by :func:`bgzero.engine.notation.format_step
 A line that cannot be answered (malformed, truncated, no decision in it) is logged and
 answered with ``Error: ...``, which gnubg prints instead of playing on; the server then
 waits for the next line. A connection that drops, even in the middle of a line, is logged
-and the server waits for the next connection. One connection is served at a time.
+and the server waits for the next connection. Connections are served at once, each in its
+own thread, and one that sends nothing for ``idle_timeout`` seconds is closed, so a silent or
+stuck client never holds up the others (gnubg among them). Decisions are taken one at a
+time under a lock: the agent is not thread-safe, and a decision takes milliseconds.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from __future__ import annotations
 import logging
 import socket
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -37,6 +41,7 @@ log = logging.getLogger("bgzero.gnubg.serve")
 MAX_LINE = 4096  # bytes; gnubg's own board buffer is 256
 _TERMINATORS = (b"\n", b"\0")
 _POLL_S = 0.25  # how often a blocked accept or read looks at the stop flag
+IDLE_TIMEOUT_S = 300.0  # a connection silent this long is closed (gnubg sends a line every turn it plays)
 
 
 @dataclass(frozen=True)
@@ -101,13 +106,16 @@ def _describe(sit: Situation) -> str:
 
 class Server:
     """Listens on ``host``:``port`` (port 0: any free one, see :attr:`address`) and serves
-    connections one after another until :meth:`stop` or ``connections`` have been served."""
+    connections side by side until :meth:`stop`, or until ``connections`` have been accepted
+    and served to their end."""
 
     def __init__(self, player: ExternalPlayer, host: str = "127.0.0.1", port: int = 4321,
-                 connections: int | None = None):
+                 connections: int | None = None, idle_timeout: float = IDLE_TIMEOUT_S):
         self.player = player
         self.connections = connections
+        self.idle_timeout = idle_timeout
         self._stop = threading.Event()
+        self._decide = threading.Lock()
         try:
             self._listener = socket.create_server((host, port))
         except OSError as e:  # the port is taken, or the host is not this machine's
@@ -125,7 +133,7 @@ class Server:
     def serve_forever(self) -> None:
         host, port = self.address
         log.info("serving %s as a gnubg external player on %s:%d", self.player.agent, host, port)
-        served = 0
+        served, threads = 0, []
         try:
             while not self._stop.is_set() and (self.connections is None or served < self.connections):
                 try:
@@ -134,22 +142,35 @@ class Server:
                     continue
                 served += 1
                 log.info("connection %d from %s:%d", served, *peer[:2])
-                with conn:
-                    self._serve_connection(conn)
+                thread = threading.Thread(target=self._serve_connection, args=(conn, served), daemon=True,
+                                          name=f"bgzero-serve-{served}")
+                thread.start()
+                threads = [t for t in threads if t.is_alive()] + [thread]
         finally:
             self._listener.close()
+            for thread in threads:
+                thread.join()
 
-    def _serve_connection(self, conn: socket.socket) -> None:
+    def _serve_connection(self, conn: socket.socket, number: int) -> None:
+        with conn:
+            self._serve_lines(conn, number)
+
+    def _serve_lines(self, conn: socket.socket, number: int) -> None:
         conn.settimeout(_POLL_S)
         buffer = b""
+        idle_since = time.monotonic()
         while not self._stop.is_set():
             try:
                 data = conn.recv(4096)
             except TimeoutError:
+                if time.monotonic() - idle_since > self.idle_timeout:
+                    log.warning("connection %d silent for %g s; closing it", number, self.idle_timeout)
+                    return
                 continue
             except OSError as e:
                 log.error("connection lost: %s", e)
                 return
+            idle_since = time.monotonic()
             if not data:
                 if buffer.strip(b"\0\r\n\t "):
                     log.error("connection closed in the middle of a line; dropped %r", _clip(buffer))
@@ -172,7 +193,8 @@ class Server:
             return True
         log.debug("received %r", text)
         try:
-            reply = self.player.answer(text)
+            with self._decide:
+                reply = self.player.answer(text)
         except BgzeroError as e:  # FibsBoardError, or a position the rules reject
             log.error("bad board line: %s", e)
             reply = f"Error: {e}"

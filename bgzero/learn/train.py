@@ -29,13 +29,16 @@ from bgzero.agents.neural import NeuralAgent
 from bgzero.agents.pubeval import PubevalAgent
 from bgzero.arena.duplicate import play_duplicate
 from bgzero.atomic import atomic_write_text
+from bgzero.config_check import TRAIN, check
 from bgzero.engine.classify import CONTACT, RACE
 from bgzero.errors import CheckpointError, ConfigError
+from bgzero.learn.run_lock import RunLock
 from bgzero.learn.td import batch_lambda_returns, td_loss
 from bgzero.selfplay.build import build_nets, make_evaluator, self_play_agent
 from bgzero.selfplay.player import SelfPlayer, Trajectories
 from bgzero.selfplay.workers import LocalWorkers, Workers
 from bgzero.value.checkpoint import load_checkpoint, save_checkpoint
+from bgzero.value.checkpoint_check import check_resumable
 from bgzero.value.evaluator import Evaluator
 from bgzero.value.net import ValueNet
 from bgzero.value.probs import equity
@@ -55,20 +58,7 @@ def learning_rate(td: DictConfig, games: int, total_games: int) -> float:
 
 def check_config(cfg: DictConfig) -> None:
     """Reject values that would fail later, with the offending key in the message."""
-    if not 0.0 <= cfg.td.lam <= 1.0:
-        raise ConfigError(f"td.lam={cfg.td.lam} must be in [0, 1]")
-    if cfg.td.lr <= 0 or cfg.td.batch_size < 1:
-        raise ConfigError(f"td.lr={cfg.td.lr} and td.batch_size={cfg.td.batch_size} must be positive")
-    if cfg.td.optimizer not in ("adam", "sgd"):
-        raise ConfigError(f"td.optimizer={cfg.td.optimizer!r}; choose adam or sgd")
-    if not 0.0 <= cfg.selfplay.epsilon <= 1.0:
-        raise ConfigError(f"selfplay.epsilon={cfg.selfplay.epsilon} must be in [0, 1]")
-    if not isinstance(cfg.selfplay.explore_top, int) or cfg.selfplay.explore_top < 0:
-        raise ConfigError(f"selfplay.explore_top={cfg.selfplay.explore_top!r} must be a whole number >= 0")
-    if cfg.selfplay.parallel_games < 1 or cfg.selfplay.games_per_chunk < 1:
-        raise ConfigError("selfplay.parallel_games and selfplay.games_per_chunk must be positive")
-    if cfg.train.games < 0 or cfg.eval.games < 0:
-        raise ConfigError("train.games and eval.games must be non-negative")
+    check(cfg, TRAIN)
     learning_rate(cfg.td, 0, 1)
     workers_backend(cfg)
 
@@ -178,6 +168,11 @@ def evaluate_vs_pubeval(evaluator: Evaluator, games: int, seed: int):
 def train(cfg: DictConfig) -> dict:
     """Run (or resume) a training run described by ``cfg``; returns the final results."""
     check_config(cfg)
+    with RunLock(cfg.train.out_dir):  # one training per run directory; a killed run's temporary files go
+        return _train(cfg)
+
+
+def _train(cfg: DictConfig) -> dict:
     torch.set_num_threads(1)
     out_dir = Path(cfg.train.out_dir)
     device = resolve_device(cfg.device)
@@ -190,6 +185,7 @@ def train(cfg: DictConfig) -> dict:
     wall_before = 0.0  # training time of earlier sessions of this run (resumes)
     if cfg.train.resume:
         state = load_checkpoint(cfg.train.resume)
+        check_resumable(cfg.train.resume, state)
         saved = (state["encoder"], state["net_config"], state.get("race_net_config"))
         wanted = (cfg.encoder.name, net["contact"].config_dict(), net["race"].config_dict() if "race" in net else None)
         if saved != wanted:
@@ -199,7 +195,11 @@ def train(cfg: DictConfig) -> dict:
         if "race" in net:
             net["race"].load_state_dict(state["race_model"])
         if "optimizer" in state:
-            opt.load_state_dict(state["optimizer"])
+            try:
+                opt.load_state_dict(state["optimizer"])
+            except (ValueError, KeyError, TypeError, RuntimeError):
+                raise CheckpointError(f"checkpoint {cfg.train.resume}: its optimizer state does not fit the net "
+                                      f"or td.optimizer={cfg.td.optimizer}") from None
         else:  # fine-tuned outside TD training (scripts/search_finetune.py): a fresh optimizer
             print(f"bgzero: {cfg.train.resume} has no optimizer state; training continues with a fresh optimizer")
         games, positions = state["games"], state["positions"]
@@ -216,10 +216,12 @@ def train(cfg: DictConfig) -> dict:
         if "race" in net:
             state |= {"race_model": net["race"].state_dict(), "race_net_config": net["race"].config_dict(),
                       "race_encoder": "race"}
+        last = save_checkpoint(out_dir / "last.pt", state)  # first: a kill between the two loses nothing on resume
         save_checkpoint(out_dir / "checkpoints" / f"{tag}.pt", state)
-        return save_checkpoint(out_dir / "last.pt", state)
+        return last
 
-    writer = SummaryWriter(str(out_dir / "tb"), purge_step=games)
+    # a resume drops what was logged after its checkpoint; the points at the checkpoint's own step came before it
+    writer = SummaryWriter(str(out_dir / "tb"), purge_step=games + 1 if games else None)
     writer.add_text("config", "```\n" + OmegaConf.to_yaml(cfg) + "\n```", games)
     n_workers = num_workers(cfg)
     seeds = [int(s.generate_state(1)[0]) for s in np.random.SeedSequence([cfg.seed, games]).spawn(max(1, n_workers))]
@@ -258,7 +260,7 @@ def train(cfg: DictConfig) -> dict:
             writer.add_scalar("selfplay/avg_game_length", float(traj.lengths.mean()), games)
             writer.add_scalar("selfplay/gammon_rate", float((traj.points >= 2).mean()), games)
             writer.add_scalar("selfplay/backgammon_rate", float((traj.points >= 3).mean()), games)
-            if games >= next_eval:
+            if next_eval <= games < cfg.train.games:  # at the last step the final evaluation is the one
                 result = evaluate_vs_pubeval(evaluator, cfg.eval.games, seed=cfg.eval.seed)
                 log_eval(writer, result, games, wall_before + elapsed)
                 last_eval = f"{result.ppg:+.3f}±{result.ci95:.3f}"

@@ -9,8 +9,11 @@ games) and ``close()``, so the same loop trains on worker processes of this mach
 
 from __future__ import annotations
 
+import ctypes
 import os
 import queue
+import signal
+import sys
 from typing import Protocol
 
 import torch
@@ -19,6 +22,7 @@ from omegaconf import DictConfig, OmegaConf
 from torch import nn
 from torch.nn.utils import parameters_to_vector, vector_to_parameters
 
+from bgzero.errors import BgzeroError
 from bgzero.selfplay.build import self_player
 from bgzero.selfplay.player import Trajectories
 
@@ -40,18 +44,40 @@ class Workers(Protocol):
         """Stop the workers; games still in flight are dropped."""
 
 
-def _worker(cfg_yaml: str, shared: torch.Tensor, version, lock, out, stop, seed: int):
-    """Self-play worker process: play chunks of games with the latest published weights."""
+class WorkerDiedError(BgzeroError, RuntimeError):
+    """A self-play worker process ended while the learner still needed it."""
+
+
+def _die_with(parent: int) -> None:
+    """Have the kernel end this process when its parent does (Linux); the loops also poll ``getppid``."""
+    if sys.platform.startswith("linux"):
+        pr_set_pdeathsig = 1
+        ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGTERM)
+    if os.getppid() != parent:  # it died before the line above ran
+        os._exit(0)
+
+
+def _worker(cfg_yaml: str, shared: torch.Tensor, version, lock, out, stop, seed: int, parent: int):
+    """Self-play worker process: play chunks of games with the latest published weights.
+
+    It stops when told to, and also when the learner (``parent``) is gone, however it ended:
+    an orphan would otherwise play on forever, holding its memory.
+    """
+    _die_with(parent)
     cfg = OmegaConf.create(cfg_yaml)
     net, player = self_player(cfg, seed)
     seen = -1
-    while not stop.is_set():
+
+    def running() -> bool:
+        return not stop.is_set() and os.getppid() == parent
+
+    while running():
         if version.value != seen:
             with lock:
                 vector_to_parameters(shared.clone(), net.parameters())
                 seen = version.value
         traj = player.play(cfg.selfplay.games_per_chunk)
-        while not stop.is_set():
+        while running():
             try:
                 out.put(traj, timeout=0.5)
                 break
@@ -77,7 +103,8 @@ class LocalWorkers:
         self.stop = ctx.Event()
         cfg_yaml = OmegaConf.to_yaml(cfg, resolve=True)
         self.procs = [ctx.Process(target=_worker, daemon=True,
-                                  args=(cfg_yaml, self.shared, self.version, self.lock, self.out, self.stop, seed))
+                                  args=(cfg_yaml, self.shared, self.version, self.lock, self.out, self.stop, seed,
+                                        os.getpid()))
                       for seed in seeds]
         for p in self.procs:
             p.start()
@@ -94,7 +121,8 @@ class LocalWorkers:
             except queue.Empty:
                 dead = [p.exitcode for p in self.procs if not p.is_alive()]
                 if dead:
-                    raise RuntimeError(f"a self-play worker died (exit codes {dead})") from None
+                    raise WorkerDiedError(f"a self-play worker died (exit codes {dead}); "
+                                          "resume from the last checkpoint with train.resume=.../last.pt") from None
 
     def close(self) -> None:
         self.stop.set()

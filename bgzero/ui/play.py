@@ -41,7 +41,7 @@ from bgzero.engine.game import game_results, opening_roll, roll
 from bgzero.engine.movegen import generate
 from bgzero.engine.notation import format_steps
 from bgzero.engine.position import Position
-from bgzero.errors import IllegalMoveError
+from bgzero.errors import BgzeroError, IllegalMoveError
 from bgzero.ui.render import (
     KINDS,
     UNICODE,
@@ -433,6 +433,10 @@ class PlaySession:
         target = Path(path) if path else self.save_path or Path("bgzero-play.mat")
         bot = self.names[1] if self.bot.name == self.names[1] else f"{self.names[1]} ({self.bot.name})"
         comment = f"bgzero-play: {self.names[0]} against {bot}, seed {self.seed}"
-        write_match(target, self.record(), comments=(comment,))
+        try:
+            write_match(target, self.record(), comments=(comment,))
+        except BgzeroError as e:  # a directory, no permission: say so, and play on
+            self.say(f"Not saved: {e}. Type save FILE.mat to save elsewhere.")
+            return
         unfinished = " (the game in progress is not saved)" if self.playing else ""
         self.say(f"Saved {len(self.records)} finished game{'s' * (len(self.records) != 1)} to {target}{unfinished}.")

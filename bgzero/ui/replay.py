@@ -9,6 +9,7 @@ pace=0.5`` is the command; ``pace=enter`` waits for Enter between actions instea
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 import time
@@ -80,7 +81,10 @@ def show_match(record: MatchRecord, *, pace: float = 0.0, out: TextIO | None = N
         show_game(game, record.names, number=number, length=record.length, jacoby=record.jacoby, pace=pace,
                   out=out, style=style, colour=colour, sleep=sleep)
     s0, s1 = record.score
-    if record.winner is None:
+    if record.winner is None and record.length:
+        print(f"\nThe {record.length}-point match did not finish: {record.names[0]} {s0}, {record.names[1]} {s1}.",
+              file=out)
+    elif record.winner is None:
         print(f"\nMoney session over: {record.names[0]} {s0}, {record.names[1]} {s1}.", file=out)
     else:
         print(f"\n{record.names[record.winner]} won the match {s0}-{s1}.", file=out)
@@ -119,7 +123,9 @@ def main(argv: list[str] | None = None) -> None:
         try:
             pace, sleep = float(opts["pace"]), time.sleep
         except ValueError:
-            parser.error(f"pace={opts['pace']}: seconds between actions, or enter")
+            pace = math.nan
+        if not 0 <= pace <= 3600:  # also refuses nan and inf
+            parser.error(f"pace={opts['pace']}: seconds between actions (0 to 3600), or enter")
     colour = sys.stdout.isatty() if opts["colour"] == "auto" else opts["colour"] == "true"
     try:
         replay_mat(args.file, pace, style=UNICODE if opts["board"] == "unicode" else ASCII, colour=colour,

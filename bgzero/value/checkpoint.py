@@ -9,7 +9,6 @@ the real name.
 from __future__ import annotations
 
 import pickle
-import zipfile
 from pathlib import Path
 
 import torch
@@ -17,6 +16,7 @@ import torch
 from bgzero import paths
 from bgzero.atomic import atomic_write
 from bgzero.errors import CheckpointError
+from bgzero.value.checkpoint_check import check_fields
 from bgzero.value.evaluator import Evaluator
 from bgzero.value.net import NetConfig, ValueNet
 
@@ -47,14 +47,21 @@ def load_checkpoint(path: str | Path) -> dict:
         raise CheckpointError(f"checkpoint {path} does not exist")
     try:
         state = torch.load(path, map_location="cpu", weights_only=True)
-    except (RuntimeError, EOFError, OSError, pickle.UnpicklingError, zipfile.BadZipFile, ValueError) as e:
-        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        raise CheckpointError(f"checkpoint {path} is truncated or not a bgzero checkpoint ({first})") from None
+    except pickle.UnpicklingError as e:
+        if "unsupported global" in str(e).lower():  # weights_only refused an object: nothing in it ran
+            raise CheckpointError(f"checkpoint {path} holds objects other than weights and plain values; "
+                                  "it is not a bgzero checkpoint and was not loaded") from None
+        raise CheckpointError(f"checkpoint {path} is truncated, damaged or not a bgzero checkpoint "
+                              "(not a file torch.save wrote)") from None
+    except Exception:  # noqa: BLE001 -- a foreign file makes torch fail in any number of ways
+        raise CheckpointError(f"checkpoint {path} is truncated, damaged or not a bgzero checkpoint "
+                              "(not a file torch.save wrote)") from None
     if not isinstance(state, dict) or state.get("format") != FORMAT:
         raise CheckpointError(f"{path} is not a bgzero checkpoint (expected format {FORMAT!r})")
     missing = [k for k in _REQUIRED if k not in state]
     if missing:
         raise CheckpointError(f"checkpoint {path} lacks {', '.join(missing)}")
+    check_fields(path, state)
     return state
 
 

@@ -1,0 +1,208 @@
+"""One typed check of a command's configuration, run before any work.
+
+Hydra hands over whatever was typed: ``td.lam=abc`` arrives as a string, ``td.lr=nan`` as a
+float, ``net.exact_bearoff=maybe`` as a truthy string. Each CLI names its keys in a small
+schema (key → rule); :func:`check` applies every rule and raises a one-line
+:class:`~bgzero.errors.ConfigError` naming the key, the value and what it should be, before
+a game is played or a file written. Output paths are checked here too, so work is never
+thrown away because its result cannot be saved.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+from omegaconf import DictConfig, ListConfig, OmegaConf
+
+from bgzero.errors import ConfigError
+
+Rule = Callable[[str, object], None]
+"""``rule(key, value)`` returns if ``value`` is allowed for ``key`` and raises ConfigError otherwise."""
+
+_ABSENT = object()
+
+
+def check(cfg: DictConfig, schema: Mapping[str, Rule]) -> None:
+    """Apply each rule of ``schema`` to its key of ``cfg``; keys ``cfg`` lacks are skipped."""
+    for key, rule in schema.items():
+        value = OmegaConf.select(cfg, key, default=_ABSENT, throw_on_missing=False)
+        if value is not _ABSENT:
+            rule(key, value)
+
+
+def _fail(key: str, value, wanted: str):
+    shown = repr(value) if not isinstance(value, (DictConfig, ListConfig)) else str(OmegaConf.to_container(value))
+    if len(shown) > 60:
+        shown = shown[:57] + "..."
+    raise ConfigError(f"{key}={shown} is not allowed: {wanted}")
+
+
+def _is_whole(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def whole(least: int | None = 0, most: int | None = None, *, null: bool = False, auto: bool = False) -> Rule:
+    """A whole number in ``[least, most]`` (not a bool, not 1.5); ``null``/``auto`` also allow those."""
+    bounds = f"a whole number{'' if least is None else f' >= {least}'}{'' if most is None else f' and <= {most}'}"
+    wanted = bounds + (", or auto" if auto else "") + (", or null" if null else "")
+
+    def rule(key, value):
+        if (null and value is None) or (auto and value == "auto"):
+            return
+        if not _is_whole(value) or (least is not None and value < least) or (most is not None and value > most):
+            _fail(key, value, wanted)
+    return rule
+
+
+def number(least: float | None = None, most: float | None = None, *, above: float | None = None,
+           null: bool = False) -> Rule:
+    """A finite number in ``[least, most]`` (or ``> above``); ints count, bools and nan/inf do not."""
+    parts = [f">= {least}" if least is not None else "", f"<= {most}" if most is not None else "",
+             f"> {above}" if above is not None else ""]
+    wanted = " and ".join(["a finite number"] + [p for p in parts if p]).replace("number and", "number") \
+        + (", or null" if null else "")
+
+    def rule(key, value):
+        if null and value is None:
+            return
+        if (not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value)
+                or (least is not None and value < least) or (most is not None and value > most)
+                or (above is not None and value <= above)):
+            _fail(key, value, wanted)
+    return rule
+
+
+def flag() -> Rule:
+    """``true`` or ``false`` exactly: ``maybe`` or ``1`` is a mistake, not a truthy value."""
+    def rule(key, value):
+        if not isinstance(value, bool):
+            _fail(key, value, "true or false")
+    return rule
+
+
+def choice(*options, null: bool = False, fold_case: bool = False) -> Rule:
+    """One of ``options`` (compared case-insensitively with ``fold_case``)."""
+    wanted = "one of " + ", ".join(str(o) for o in options) + (", or null" if null else "")
+
+    def rule(key, value):
+        if null and value is None:
+            return
+        seen = value.lower() if fold_case and isinstance(value, str) else value
+        if isinstance(value, bool) or not any(seen == (o.lower() if fold_case and isinstance(o, str) else o)
+                                              and type(seen) is type(o) for o in options):
+            _fail(key, value, wanted)
+    return rule
+
+
+def text(*, null: bool = False) -> Rule:
+    """A non-empty string (Hydra reads digits as a number: those are allowed and used as text)."""
+    def rule(key, value):
+        if null and value is None:
+            return
+        if isinstance(value, bool) or not isinstance(value, (str, int, float)) or not str(value).strip():
+            _fail(key, value, "a non-empty text" + (", or null" if null else ""))
+    return rule
+
+
+def widths() -> Rule:
+    """A non-empty list of layer widths, each a whole number >= 1, like [128] or [256,64]."""
+    def rule(key, value):
+        if not isinstance(value, (ListConfig, list)) or not len(value) or not all(
+                _is_whole(v) and v >= 1 for v in value):
+            _fail(key, value, "a list of whole numbers >= 1, like [128] or [256,64]")
+    return rule
+
+
+def output_dir(*, null: bool = False) -> Rule:
+    """A directory that exists or can be made, and that this user can write into."""
+    def rule(key, value):
+        if null and value is None:
+            return
+        text()(key, value)
+        path = Path(str(value))
+        if path.exists() and not path.is_dir():
+            raise ConfigError(f"{key}={path} is a file, not a directory; pass a directory to write into")
+        _writable(key, path)
+    return rule
+
+
+def output_file(*, null: bool = False) -> Rule:
+    """A file path that is not a directory, in a directory that exists or can be made and is writable."""
+    def rule(key, value):
+        if null and value is None:
+            return
+        text()(key, value)
+        path = Path(str(value))
+        if path.is_dir() or str(value).endswith(os.sep):
+            raise ConfigError(f"{key}={path} is a directory; pass a file name, like {path / 'out'}")
+        _writable(key, path.parent)
+    return rule
+
+
+def check_output_file(key: str, path) -> Path:
+    """:func:`output_file` for one path given at run time (e.g. typed at a prompt)."""
+    output_file()(key, path)
+    return Path(str(path))
+
+
+def _writable(key: str, directory: Path) -> None:
+    """The nearest existing ancestor of ``directory`` must be a directory this user may write into."""
+    probe = directory.absolute()
+    while not probe.exists():
+        probe = probe.parent
+    if not probe.is_dir():
+        raise ConfigError(f"{key}: cannot write under {directory}: {probe} is a file, not a directory")
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise ConfigError(f"{key}: cannot write under {directory}: {probe} is not writable")
+
+
+def count_of_processes(key: str, value) -> int:
+    """``processes=auto`` (one per core) or a whole number >= 1."""
+    whole(1, auto=True)(key, value)
+    return os.cpu_count() or 1 if value == "auto" else value
+
+
+AGENT = text()
+SEED = whole(0)
+PLY = whole(0, 2)
+PROCESSES = whole(1, auto=True)
+
+
+# --------------------------------------------------------------------------- one schema per command
+
+TRAIN: dict[str, Rule] = {
+    "seed": SEED, "name": text(), "device": text(),
+    "train.games": whole(0), "train.checkpoint_every": whole(1), "train.out_dir": output_dir(),
+    "train.resume": text(null=True), "train.progress": flag(),
+    "net.hidden": widths(), "net.activation": text(), "net.race.hidden": widths(), "net.race.activation": text(),
+    "net.exact_bearoff": flag(), "encoder.name": text(),
+    "selfplay.workers": whole(0, auto=True), "selfplay.parallel_games": whole(1), "selfplay.games_per_chunk": whole(1),
+    "selfplay.epsilon": number(0, 1), "selfplay.explore_top": whole(0), "selfplay.backend": choice("local", "ray"),
+    "td.lam": number(0, 1), "td.optimizer": choice("adam", "sgd"), "td.lr": number(above=0),
+    "td.lr_schedule": choice("constant", "linear", "cosine"), "td.lr_final": number(0),
+    "td.batch_size": whole(1), "td.epochs": whole(1),
+    "eval.every_games": whole(0), "eval.games": whole(1), "eval.final_games": whole(1), "eval.seed": SEED,
+}
+EVAL = {"a": AGENT, "b": AGENT, "games": whole(1), "seed": SEED, "processes": PROCESSES, "out": output_dir(),
+        "progress": flag()}
+MATCH = {"a": AGENT, "b": AGENT, "length": whole(0), "games": whole(1), "jacoby": flag(), "matches": whole(1),
+         "seed": SEED, "shard": whole(1), "processes": PROCESSES, "out": output_dir(), "progress": flag(),
+         "show": flag(), "pace": number(0)}
+PLAY = {"bot": AGENT, "name": text(), "length": whole(0), "games": whole(0), "jacoby": flag(),
+        "seed": whole(0, null=True), "hint": text(null=True), "hint_moves": whole(1), "confirm": flag(),
+        "board": choice("unicode", "ascii"), "colour": choice("auto", True, False), "save": output_file(null=True)}
+SERVE = {"agent": AGENT, "host": text(), "port": whole(0, 65535), "connections": whole(1, null=True),
+         "idle_timeout": number(above=0), "gnubg_scores": flag(),
+         "log_level": choice("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL", fold_case=True),
+         "referee.match": whole(1, 64, null=True), "referee.ply": PLY, "referee.seed": whole(0, null=True),
+         "referee.sgf": output_file(), "referee.gnubg": text(), "referee.timeout": number(above=0)}
+ANALYZE = {"input": text(null=True), "output": output_file(null=True), "agent": AGENT,
+           "on_error": choice("skip", "stop"), "batch_size": whole(1)}
+HINT = {"agent": AGENT}
+PRUNE = {"checkpoint": text(null=True), "out": output_file(null=True), "positions": whole(1), "hidden": whole(1),
+         "seed": SEED}
+LEAGUE = {"run": text(), "limit": whole(1), "games_vs_pubeval": whole(1), "games_per_pair": whole(1), "ply": PLY,
+          "seed": SEED, "processes": PROCESSES, "out": output_dir()}

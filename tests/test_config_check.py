@@ -1,0 +1,110 @@
+"""The typed config check: every listed bad value is a one-line ConfigError before any work."""
+
+import os
+import signal
+from pathlib import Path
+
+import pytest
+from hydra import compose, initialize_config_dir
+
+from bgzero.atomic import atomic_write
+from bgzero.cli import analyze, one_line_errors
+from bgzero.cli import eval as eval_cli
+from bgzero.cli import match as match_cli
+from bgzero.cli import play as play_cli
+from bgzero.cli import serve as serve_cli
+from bgzero.errors import ConfigError, OutputError
+from bgzero.learn.run_lock import RunLock, RunLockedError
+from bgzero.learn.train import train
+from tests.conftest import compose_train
+
+CONFIGS = str(Path(__file__).resolve().parents[1] / "configs")
+
+
+def _cfg(name, *overrides):
+    with initialize_config_dir(config_dir=CONFIGS, version_base="1.3"):
+        return compose(name, overrides=list(overrides))
+
+
+@pytest.mark.parametrize("override", [
+    "td.lam=abc", "net.hidden=abc", "td.lr=nan", "td.lr=inf", "train.checkpoint_every=0", "seed=-1", "seed=abc",
+    "train.games=abc", "td.batch_size=1.5", "td.epochs=0", "net.hidden=[1.5]", "train.checkpoint_every=-5",
+    "eval.every_games=-1", "eval.final_games=0", "net.exact_bearoff=maybe", "selfplay.epsilon=nan",
+    "train.progress=1"])
+def test_train_values(tmp_path, override):
+    with pytest.raises(ConfigError, match=override.split("=")[0].replace(".", r"\.")) as e:
+        train(compose_train("experiment=tiny", f"train.out_dir={tmp_path / 'run'}", override))
+    assert "\n" not in str(e.value)
+    assert not (tmp_path / "run").exists()
+
+
+def test_train_out_dir_that_is_a_file(tmp_path):
+    (tmp_path / "f").write_text("")
+    with pytest.raises(ConfigError, match="is a file, not a directory"):
+        train(compose_train("experiment=tiny", f"train.out_dir={tmp_path / 'f'}"))
+
+
+@pytest.mark.parametrize("cli,name,override", [
+    (serve_cli, "serve", "port=abc"), (serve_cli, "serve", "log_level=FOO"), (serve_cli, "serve", "idle_timeout=0"),
+    (eval_cli, "evaluate", "seed=-1"), (match_cli, "match", "pace=-1"), (match_cli, "match", "pace=nan"),
+    (play_cli, "play", "confirm=maybe"), (play_cli, "play", "jacoby=yes")])
+def test_cli_values(cli, name, override):
+    with pytest.raises(ConfigError, match=override.split("=")[0]):
+        cli.run(_cfg(name, {"evaluate": "games=2", "match": "games=2", "play": "name=you"}.get(name, "host=localhost"),
+                     override))
+
+
+def test_output_paths_are_checked_before_the_work(tmp_path):
+    (tmp_path / "file").write_text("")
+    with pytest.raises(ConfigError, match="is a file"):
+        eval_cli.run(_cfg("evaluate", "a=pubeval", "b=random", "games=100000000", f"out={tmp_path / 'file'}"))
+    with pytest.raises(ConfigError, match="is a file"):
+        match_cli.run(_cfg("match", "a=pubeval", "b=random", "matches=100000", f"out={tmp_path / 'file'}"))
+    with pytest.raises(ConfigError, match="is a directory"):
+        play_cli.run(_cfg("play", "bot=pubeval", f"save={tmp_path}"))
+    (tmp_path / "in.txt").write_text("4HPwATDgc/ABMA 31\n")
+    with pytest.raises(ConfigError, match="is a directory"):
+        analyze.run(_cfg("analyze", f"input={tmp_path / 'in.txt'}", f"output={tmp_path}"))
+
+
+def test_atomic_write_to_a_directory_is_a_one_line_error(tmp_path):
+    with pytest.raises(OutputError, match="is a directory"):
+        atomic_write(tmp_path, lambda f: f.write("x"))
+    (tmp_path / "file").write_text("")
+    with pytest.raises(OutputError, match="cannot write"):
+        atomic_write(tmp_path / "file" / "x", lambda f: f.write("x"))
+
+
+def test_sigterm_removes_the_temporary_file(tmp_path):
+    previous = signal.getsignal(signal.SIGTERM)
+    try:
+        with pytest.raises(SystemExit, match="stopped by SIGTERM"), one_line_errors("bgzero-x"):
+            atomic_write(tmp_path / "out", lambda f: os.kill(os.getpid(), signal.SIGTERM))
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_run_directory_is_locked_and_temporaries_cleaned(tmp_path):
+    (tmp_path / "checkpoints").mkdir()
+    (tmp_path / "checkpoints" / "games_000000032.pt.abcd1234.tmp").write_bytes(b"half")
+    (tmp_path / "last.pt.xyz.tmp").write_bytes(b"half")
+    with RunLock(tmp_path):
+        assert not list(tmp_path.rglob("*.tmp"))
+        with pytest.raises(RunLockedError, match=f"in use by another training \\(pid {os.getpid()}\\)"):
+            RunLock(tmp_path).__enter__()
+    with RunLock(tmp_path):  # released on exit
+        pass
+
+
+def test_one_eval_point_at_the_final_step_and_none_lost_on_resume(tmp_path):
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    out = tmp_path / "run"
+    common = ("experiment=tiny", f"train.out_dir={out}", "eval.every_games=32", "train.checkpoint_every=32",
+              "eval.games=2", "eval.final_games=2")
+    train(compose_train(*common, "train.games=32"))
+    train(compose_train(*common, "train.games=64", f"train.resume={out / 'last.pt'}"))
+    acc = EventAccumulator(str(out / "tb")).Reload()
+    steps = [e.step for e in acc.Scalars("eval/ppg_vs_pubeval")]
+    assert steps == [32, 64], steps

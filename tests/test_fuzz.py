@@ -1,0 +1,176 @@
+"""Fuzzing every place a user's text or file comes in: the answer is a right one or a one-line
+BgzeroError, never a traceback, a hang or a silently wrong value.
+
+Targets: Position and Match IDs, move notation, the ``.mat`` reader, FIBS board lines,
+checkpoint files and config values. Each call must finish within ``_BOUND_S``. Inputs per
+target: ``BGZERO_FUZZ_EXAMPLES`` (default 150; checkpoints a third of it, at least 20);
+``-s`` prints the counts tried.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections import Counter
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bgzero.arena.matfile import format_match, parse_match
+from bgzero.config_check import TRAIN
+from bgzero.engine.board import START
+from bgzero.engine.ids import board_from_position_id, match_id, match_info_from_id, position_id
+from bgzero.engine.movegen import legal_results
+from bgzero.engine.notation import parse_move
+from bgzero.errors import BgzeroError
+from bgzero.gnubg.fibs import format_line, parse_line, situation
+from bgzero.value.checkpoint import load_evaluator, save_checkpoint
+from bgzero.value.net import NetConfig, ValueNet
+from tests.test_fibs import BAR_AT_2_4, CUBE_AT_2_0, DOUBLED_AT_2_0, START_ON_ROLL
+from tests.test_matfile import GOLDEN
+
+EXAMPLES = int(os.environ.get("BGZERO_FUZZ_EXAMPLES", "150"))
+_BOUND_S = 2.0
+COUNTS: Counter = Counter()
+B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+_SETTINGS = dict(deadline=None, derandomize=True, database=None,
+                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                                        HealthCheck.function_scoped_fixture])
+
+
+@pytest.fixture(scope="module", autouse=True)
+def report_counts():
+    yield
+    print(f"\nfuzz inputs tried: {dict(COUNTS)}")
+
+
+def fuzz(target: str, call, *args):
+    """``call(*args)``: its value, or ``None`` after a one-line BgzeroError; anything else fails."""
+    COUNTS[target] += 1
+    started = time.perf_counter()
+    try:
+        return call(*args)
+    except BgzeroError as e:
+        assert "\n" not in str(e) and len(str(e)) < 1000, f"{target}: a long or multi-line message"
+        return None
+    finally:
+        assert time.perf_counter() - started < _BOUND_S, f"{target}: {args!r:.200} took too long"
+
+
+def _mutations(base: str, alphabet: str | None = None):
+    """Texts near ``base``: a character replaced, inserted or deleted, or a slice repeated."""
+    chars = st.characters(codec="utf-8") if alphabet is None else st.sampled_from(alphabet)
+
+    @st.composite
+    def mutate(draw):
+        text = base
+        for _ in range(draw(st.integers(1, 4))):
+            i = draw(st.integers(0, len(text)))
+            op = draw(st.sampled_from(["replace", "insert", "delete", "repeat"]))
+            if op == "replace" and i < len(text):
+                text = text[:i] + draw(chars) + text[i + 1:]
+            elif op == "insert":
+                text = text[:i] + draw(st.text(chars, max_size=8)) + text[i:]
+            elif op == "delete":
+                text = text[:i] + text[i + draw(st.integers(1, 8)):]
+            else:
+                j = draw(st.integers(i, min(len(text), i + 40)))
+                text = text[:j] + text[i:j] * draw(st.integers(2, 60)) + text[j:]
+        return text
+    return mutate()
+
+
+def run(strategy, n: int = EXAMPLES):
+    return lambda test: settings(max_examples=n, **_SETTINGS)(given(strategy)(test))
+
+
+@run(st.one_of(st.text(st.sampled_from(B64), min_size=14, max_size=14), st.text(max_size=30),
+               _mutations("4HPwATDgc/ABMA", B64)))
+def test_position_ids(text):
+    board = fuzz("Position ID", board_from_position_id, text)
+    if board is not None:
+        assert position_id(board) == text  # decoded means canonical: it encodes back to itself
+
+
+@run(st.one_of(st.text(st.sampled_from(B64), min_size=12, max_size=12), st.text(max_size=30),
+               _mutations("cAkAAAAAAAAA", B64)))
+def test_match_ids(text):
+    info = fuzz("Match ID", match_info_from_id, text)
+    if info is not None:
+        assert match_info_from_id(match_id(info)) == info  # the roll's order is not kept: (5, 2) is 52
+
+
+_LEGAL = {(a, b): {r.tobytes() for r in legal_results(START, (a, b))[0]} for a in range(1, 7) for b in range(1, 7)}
+
+
+@run(st.tuples(st.integers(1, 6), st.integers(1, 6),
+               st.one_of(_mutations("24/18 13/11"), _mutations("bar/22* 6/off(2)", "0123456789/*() barofx,\t"),
+                         st.text(st.sampled_from("0123456789/*() barof,\t"), max_size=60))))
+def test_move_notation(case):
+    a, b, text = case
+    result = fuzz("move notation", parse_move, START, (a, b), text)
+    if result is not None:
+        assert np.asarray(result, np.int8).tobytes() in _LEGAL[(a, b)]  # a parsed move is a legal play
+
+
+@run(st.one_of(_mutations(GOLDEN.replace("$", "")), st.text(max_size=200)))
+def test_mat_reader(text):
+    record = fuzz(".mat reader", parse_match, text)
+    if record is not None:
+        assert parse_match(format_match(record)) == record
+
+
+@run(st.one_of(*(_mutations(line) for line in (START_ON_ROLL, BAR_AT_2_4, CUBE_AT_2_0, DOUBLED_AT_2_0)),
+               st.text(max_size=200)))
+def test_fibs_lines(text):
+    def read(line):
+        sit = situation(parse_line(line), gnubg_scores=True)
+        assert sit.board.shape == (2, 25) and sit.board.min() >= 0
+        return sit
+    fb = fuzz("FIBS line", read, text)
+    if fb is not None:
+        fuzz("FIBS line", lambda: parse_line(format_line(parse_line(text))))
+
+
+_NET = ValueNet(NetConfig(hidden=[4]))
+_FIELDS = {"model": _NET.state_dict(), "net_config": _NET.config_dict(), "encoder": "tesauro198", "games": 0}
+_VALUES = st.one_of(st.none(), st.booleans(), st.integers(-5, 10**6), st.floats(), st.text(max_size=10),
+                    st.lists(st.integers(-2, 300), max_size=3),
+                    st.dictionaries(st.text(max_size=6), st.integers(-1, 300), max_size=3),
+                    st.builds(lambda n, v: torch.full((n,), v), st.integers(0, 4), st.floats(width=32)))
+_KEYS = st.sampled_from(["model", "net_config", "encoder", "games", "positions", "rng", "torch_rng", "race_model",
+                         "race_net_config", "race_encoder", "prune_model", "exact_bearoff", "wall_seconds", "format",
+                         "optimizer"])
+
+
+@run(st.one_of(st.binary(max_size=400).map(lambda b: ("bytes", b)),
+               st.dictionaries(_KEYS, _VALUES, max_size=3).map(lambda d: ("fields", d))),
+     n=max(20, EXAMPLES // 3))
+def test_checkpoints(tmp_path_factory, case):
+    kind, value = case
+    path = tmp_path_factory.mktemp("fuzz") / "x.pt"
+    if kind == "bytes":
+        path.write_bytes(value)
+    else:
+        save_checkpoint(path, {**_FIELDS, **value})
+    evaluator = fuzz("checkpoint", load_evaluator, path)
+    if evaluator is not None:
+        probs = evaluator.probs(START[None])
+        assert np.isfinite(probs).all()
+
+
+@run(st.tuples(st.sampled_from(sorted(TRAIN)),
+               st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), st.text(max_size=20),
+                         st.lists(st.one_of(st.integers(), st.floats()), max_size=3))))
+def test_config_values(case):
+    key, value = case
+
+    def check():
+        TRAIN[key](key, value)
+        return True
+    ok = fuzz("config value", check)
+    if ok and isinstance(value, float):
+        assert np.isfinite(value)  # no nan or inf gets through
