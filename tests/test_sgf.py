@@ -88,3 +88,56 @@ def test_bgzero_reads_the_sgf_gnubg_saves_with_its_resignations(tmp_path):
     assert record.games == exported.games and record.names == exported.names
     assert any(g.resigned for g in record.games)  # gnubg's bots resign hopeless games (seed 7 does)
     assert max(record.score) == 3
+
+
+# --------------------------------------------------------------------------- the commands
+
+
+def test_match_command_saves_sgf_and_replay_reads_it(tmp_path, capsys):
+    from hydra import compose, initialize_config_dir
+
+    from bgzero import paths
+    from bgzero.cli.match import run
+    from bgzero.ui.replay import main as replay_main
+
+    with initialize_config_dir(config_dir=str(paths.CONFIGS), version_base="1.3"):
+        cfg = compose("match", overrides=["a=random:1", "b=pubeval", "length=3", "matches=2", "processes=1",
+                                          f"out={tmp_path}", "progress=false", "format=both"])
+    run(cfg)
+    for k in (1, 2):
+        assert read_sgf(tmp_path / f"match_000{k}.sgf").games == read_match(tmp_path / f"match_000{k}.mat").games
+    capsys.readouterr()
+    replay_main([str(tmp_path / "match_0001.sgf"), "pace=0", "board=ascii"])
+    assert "won the match" in capsys.readouterr().out
+
+
+def test_match_command_refuses_an_unknown_format(tmp_path):
+    from hydra import compose, initialize_config_dir
+
+    from bgzero import paths
+    from bgzero.cli.match import run
+    from bgzero.errors import ConfigError
+
+    with initialize_config_dir(config_dir=str(paths.CONFIGS), version_base="1.3"):
+        cfg = compose("match", overrides=["a=random:1", "b=pubeval", "length=1", "matches=1", f"out={tmp_path}",
+                                          "progress=false", "format=pgn"])
+    with pytest.raises(ConfigError, match="format='pgn'"):
+        run(cfg)
+
+
+def test_play_saves_sgf_with_a_resignation(tmp_path):
+    import io
+
+    from bgzero.agents.specs import make_agent
+    from bgzero.ui.play import PlaySession
+    from bgzero.ui.render import ASCII
+    from tests.test_play import ScriptedHuman
+
+    sgf = tmp_path / "session.sgf"
+    human = ScriptedHuman([None, "", "resign backgammon"], cube=[])  # resigned at the second move
+    session = PlaySession(make_agent("pubeval"), stdin=human, stdout=io.StringIO(), style=ASCII, bot_name="pubeval",
+                          length=1, seed=3, save=sgf)
+    human.session = session
+    session.run()
+    record = read_sgf(sgf)
+    assert record.games == tuple(session.records) and record.games[0].resigned and record.games[0].winner == 1

@@ -9,6 +9,7 @@ from omegaconf import DictConfig
 
 from bgzero.agents.specs import make_agent, parse_spec
 from bgzero.arena.match import MatchRecord
+from bgzero.arena.matchfiles import check_suffix
 from bgzero.cli import CONFIGS, one_line_errors
 from bgzero.errors import ConfigError
 from bgzero.ui.play import Hints, PlaySession
@@ -35,6 +36,8 @@ def run(cfg: DictConfig, stdin=sys.stdin, stdout=sys.stdout) -> MatchRecord:
         raise ConfigError(f"board={cfg.board!r}; use unicode or ascii")
     if cfg.colour not in ("auto", True, False):
         raise ConfigError(f"colour={cfg.colour!r}; use auto, true or false")
+    if cfg.save:
+        check_suffix(cfg.save)  # before the session starts, not after the first game
     seed = int(np.random.SeedSequence().entropy % 10**9) if cfg.seed is None else _whole(cfg, "seed", 0)
     session = PlaySession(
         make_agent(cfg.bot), bot_name=bot_name(str(cfg.bot)), name=str(cfg.name), length=_whole(cfg, "length", 0),

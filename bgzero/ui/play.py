@@ -4,7 +4,7 @@
 or a test drives a whole match with the same code a person uses at the keyboard. The
 person is player 0 (the left column of the ``.mat`` transcript, the bottom of the board)
 and the bot player 1; every action is recorded as :mod:`bgzero.arena.match` records, so the
-match saves as a ``.mat`` file (:mod:`bgzero.arena.matfile`) that GNU Backgammon imports.
+match saves as a ``.mat`` or ``.sgf`` file (:mod:`bgzero.arena.matchfiles`) that GNU Backgammon loads.
 
 Boards are drawn by :mod:`bgzero.ui.render`, from player 0's side whoever is on roll.
 """
@@ -23,7 +23,7 @@ from bgzero.agents.search import evaluate_ply
 from bgzero.agents.specs import parse_spec
 from bgzero.arena.analysis import cube_analysis, evaluator_from_spec, rank_moves
 from bgzero.arena.match import DOUBLE, MOVE, PASSED, Action, MatchGame, MatchRecord
-from bgzero.arena.matfile import write_match
+from bgzero.arena.matchfiles import write_match_file
 from bgzero.cube import (
     PASS,
     TAKE,
@@ -41,7 +41,7 @@ from bgzero.engine.game import game_results, opening_roll, roll
 from bgzero.engine.movegen import generate
 from bgzero.engine.notation import format_steps
 from bgzero.engine.position import Position
-from bgzero.errors import IllegalMoveError
+from bgzero.errors import ConfigError, IllegalMoveError
 from bgzero.ui.render import (
     KINDS,
     UNICODE,
@@ -270,7 +270,7 @@ class PlaySession:
                 self.player, self.dice = 1 - self.player, None
         except _GameOver as end:
             self.records.append(MatchGame(self.start.score, self.start.crawford, tuple(self.actions),
-                                           end.winner, end.kind, end.cube, end.points))
+                                           end.winner, end.kind, end.cube, end.points, end.how.endswith("resigned")))
             self.state = award(self.state, end.winner, end.points)
             self.playing = False
             who = "You win" if end.winner == 0 else f"{self.names[1]} wins"
@@ -433,6 +433,10 @@ class PlaySession:
         target = Path(path) if path else self.save_path or Path("bgzero-play.mat")
         bot = self.names[1] if self.bot.name == self.names[1] else f"{self.names[1]} ({self.bot.name})"
         comment = f"bgzero-play: {self.names[0]} against {bot}, seed {self.seed}"
-        write_match(target, self.record(), comments=(comment,))
+        try:
+            write_match_file(target, self.record(), comments=(comment,))
+        except ConfigError as e:
+            self.say(f"Not saved: {e}.")
+            return
         unfinished = " (the game in progress is not saved)" if self.playing else ""
         self.say(f"Saved {len(self.records)} finished game{'s' * (len(self.records) != 1)} to {target}{unfinished}.")
