@@ -53,6 +53,7 @@ def test_every_decision_is_judged_and_the_judges_own_play_is_perfect(judged):
     assert rand.cube_decisions >= rand.wrong_doubles + rand.missed_doubles
 
 
+@pytest.mark.slow  # draws a board for each of the random player's errors
 def test_command_writes_json_text_and_html(judged, tmp_path, capsys):
     spec, record, _ = judged
     sgf = write_match_file(tmp_path / "m.sgf", record)
@@ -92,6 +93,7 @@ def test_bad_match_arguments_fail_before_any_work(tmp_path):
         _analyze(f"match={tmp_path / 'x.txt'}", f"input={tmp_path / 'x.txt'}")
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 def test_html_report_renders_in_headless_chromium(judged, tmp_path):
     browser = shutil.which("chromium") or shutil.which("chromium-browser")
