@@ -69,6 +69,7 @@ def test_command_writes_json_text_and_html(judged, tmp_path, capsys):
     assert page.count("<svg") == errors > 0 and "<script" not in page
 
 
+@pytest.mark.slow  # analyses the match five times
 def test_folder_gives_one_players_totals_over_many(judged, tmp_path):
     spec, record, analysis = judged
     for k in (1, 2):

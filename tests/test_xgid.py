@@ -98,6 +98,7 @@ def test_gnubg_style_positional_arguments_become_overrides():
     assert positional_args(["hint", START_XGID], ("position", "dice")) == ["hint", f"position='{START_XGID}'"]
 
 
+@pytest.mark.slow  # a fresh interpreter loads torch and the shipped net
 def test_hint_takes_an_xgid_on_the_command_line_with_its_match_state():
     import subprocess
     import sys
