@@ -190,7 +190,7 @@ EVAL = {"a": AGENT, "b": AGENT, "games": whole(1), "seed": SEED, "processes": PR
         "progress": flag()}
 MATCH = {"a": AGENT, "b": AGENT, "length": whole(0), "games": whole(1), "jacoby": flag(), "matches": whole(1),
          "seed": SEED, "shard": whole(1), "processes": PROCESSES, "out": output_dir(), "progress": flag(),
-         "show": flag(), "pace": number(0)}
+         "show": flag(), "pace": number(0), "format": choice("mat", "sgf", "both")}
 PLAY = {"bot": AGENT, "name": text(), "length": whole(0), "games": whole(0), "jacoby": flag(),
         "seed": whole(0, null=True), "hint": text(null=True), "hint_moves": whole(1), "confirm": flag(),
         "board": choice("unicode", "ascii"), "colour": choice("auto", True, False), "save": output_file(null=True)}
@@ -200,7 +200,8 @@ SERVE = {"agent": AGENT, "host": text(), "port": whole(0, 65535), "connections":
          "referee.match": whole(1, 64, null=True), "referee.ply": PLY, "referee.seed": whole(0, null=True),
          "referee.sgf": output_file(), "referee.gnubg": text(), "referee.timeout": number(above=0)}
 ANALYZE = {"input": text(null=True), "output": output_file(null=True), "agent": AGENT,
-           "on_error": choice("skip", "stop"), "batch_size": whole(1)}
+           "on_error": choice("skip", "stop"), "batch_size": whole(1), "match": text(null=True),
+           "html": output_file(null=True), "player": text(null=True), "jacoby": flag(), "progress": flag()}
 HINT = {"agent": AGENT}
 PRUNE = {"checkpoint": text(null=True), "out": output_file(null=True), "positions": whole(1), "hidden": whole(1),
          "seed": SEED}

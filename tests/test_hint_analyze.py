@@ -155,7 +155,8 @@ def test_hint_malformed_position_id_is_one_line(checkpoint, tmp_path):
     assert done.returncode == 1 and done.stdout == ""
     assert done.stderr.strip().splitlines() == [
         "bgzero-hint: malformed Position ID '4HPwATDgc/AB' (Position ID must be 14 characters, got 12:"
-        " '4HPwATDgc/AB'); give gnubg's 14-character ID, like 4HPwATDgc/ABMA"]
+        " '4HPwATDgc/AB'); give gnubg's 14-character ID, like 4HPwATDgc/ABMA,"
+        " PositionID:MatchID, or an XGID"]
     assert list(tmp_path.iterdir()) == []  # no Hydra output folders
 
 

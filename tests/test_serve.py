@@ -15,13 +15,15 @@ from hydra import compose, initialize_config_dir
 from bgzero import paths
 from bgzero.agents.base import Agent
 from bgzero.agents.specs import make_agent
+from bgzero.arena.match import MOVE as PLAY
+from bgzero.arena.sgf import read_sgf
 from bgzero.cli import serve as serve_cli
 from bgzero.cube import CubeState, MatchState
 from bgzero.engine.board import START
 from bgzero.engine.notation import parse_move
 from bgzero.errors import ConfigError
 from bgzero.gnubg.fibs import CUBE, MOVE, Situation, fibs_board, format_line
-from bgzero.gnubg.refereed import GNUBG, read_sgf, sgf_move_text
+from bgzero.gnubg.refereed import GNUBG
 from bgzero.gnubg.serve import ExternalPlayer, ListenError, Server
 from tests.test_fibs import (
     BAR_AT_2_4,
@@ -232,14 +234,6 @@ def test_cli_config_errors(override, message):
 # --------------------------------------------------------------------------- gnubg referees
 
 
-def test_sgf_moves_in_each_colours_numbering():
-    assert sgf_move_text("21mkxw", "W") == ((2, 1), "13/11 24/23")
-    assert sgf_move_text("41swwx", "B") == ((4, 1), "6/2 2/1")
-    assert sgf_move_text("64ydqw", "B") == ((6, 4), "bar/21 8/2")
-    assert sgf_move_text("33knnqqtvz", "B") == ((3, 3), "14/11 11/8 8/5 3/off")
-    assert sgf_move_text("66", "B") == ((6, 6), "")
-
-
 @pytest.mark.skipif(shutil.which(GNUBG) is None, reason=f"the gnubg program ({GNUBG}) is not installed")
 @pytest.mark.parametrize("agent,seed", [("tiny", 1), ("gnubg@0", 11)])
 def test_gnubg_referees_a_3_point_match(checkpoint, tmp_path, agent, seed, capsys):
@@ -252,14 +246,14 @@ def test_gnubg_referees_a_3_point_match(checkpoint, tmp_path, agent, seed, capsy
     assert result.complete and result.winner in ("gnubg", "bgzero") and result.score[result.winner] >= 3
     # gnubg's saved match: one game per game gnubg counted, results adding up to its score,
     # the last game the one that reached 3 points
-    record = read_sgf(sgf.read_text())
-    assert len(record) == result.games_played >= 1
-    totals = {"W": 0, "B": 0}
-    for i, game in enumerate(record):
-        assert max(totals.values()) < 3, f"game {i + 1} was played after the match was won"
+    record = read_sgf(sgf)
+    assert len(record.games) == result.games_played >= 1
+    totals = [0, 0]
+    for i, game in enumerate(record.games):
+        assert max(totals) < 3, f"game {i + 1} was played after the match was won"
         totals[game.winner] += game.points
-    assert {"gnubg": totals["W"], "bgzero": totals["B"]} == result.score
+    assert {"gnubg": totals[0], "bgzero": totals[1]} == result.score
     # every move bgzero sent is in the record, as sent; and bgzero answered the cube
-    bgzero_moves = [v for game in record for v in game.moves["B"] if v[:2].isdigit()]
+    bgzero_moves = [a for game in record.games for a in game.actions if a.player == 1 and a.kind == PLAY]
     assert result.mismatches == [] and result.moves_checked == len(bgzero_moves) > 0
-    assert any(v in ("double", "take", "drop") for game in record for v in game.moves["B"])
+    assert any(a.player == 1 and a.kind != PLAY for game in record.games for a in game.actions)

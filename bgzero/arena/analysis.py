@@ -26,12 +26,12 @@ from bgzero.engine.ids import (
     MAX_CUBE,
     GameState,
     MatchInfo,
-    board_from_position_id,
     match_info_from_id,
     position_id,
 )
 from bgzero.engine.movegen import generate
 from bgzero.engine.notation import check_dice, format_steps
+from bgzero.engine.xgid import read_position_text
 from bgzero.errors import (
     ConfigError,
     InvalidDiceError,
@@ -108,15 +108,22 @@ def evaluator_from_spec(spec: str):
 
 
 def read_position(text) -> np.ndarray:
-    """The board of a Position ID, refused with the ID named if it is malformed or a finished game."""
+    """The board of a Position ID (or XGID, or ``PositionID:MatchID``), refused with it named if
+    it is malformed or a finished game."""
+    return read_position_and_match(text)[0]
+
+
+def read_position_and_match(text) -> tuple[np.ndarray, MatchInfo | None]:
+    """The board and, for an XGID or ``PositionID:MatchID``, the match state a position text gives."""
     try:
-        board = board_from_position_id(text)
-    except InvalidPositionError as e:
+        board, info = read_position_text(text)
+    except (InvalidPositionError, InvalidMatchIdError) as e:
         raise InvalidPositionError(
-            f"malformed Position ID {shown(text)} ({e}); give gnubg's 14-character ID, like 4HPwATDgc/ABMA"
+            f"malformed Position ID {shown(text)} ({e}); give gnubg's 14-character ID, like 4HPwATDgc/ABMA,"
+            " PositionID:MatchID, or an XGID"
         ) from None
     try:
-        return check_position(board)
+        return check_position(board), info
     except InvalidPositionError as e:
         raise InvalidPositionError(f"Position ID {shown(text)}: {e}") from None
 

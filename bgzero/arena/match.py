@@ -69,7 +69,8 @@ class MatchGame:
     ``kind`` is 1-3 (single, gammon, backgammon: borne off) or :data:`PASSED`; ``cube`` the
     cube value it was won at (for a pass, the value before the refused double); ``points``
     what the winner scored (gammons single under an active Jacoby rule; not capped at the
-    match length).
+    match length). ``resigned``: the loser gave up a ``kind`` game before it was over (games
+    read from gnubg's files; bgzero's own agents play every game out).
     """
 
     score: tuple[int, int]
@@ -79,6 +80,7 @@ class MatchGame:
     kind: int
     cube: int
     points: int
+    resigned: bool = False
 
 
 @dataclass(frozen=True)

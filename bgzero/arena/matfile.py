@@ -12,7 +12,9 @@ match mat`` (``ExportGameJF``, gnubg 1.07) writes the same match after importing
   cannot be played;
 * ``Wins N point(s)`` under the winner's column, then a blank line. After a bear-off ``N``
   is the result times the cube, as gnubg writes it (it ignores the Jacoby rule there; the
-  next game's score line has the points actually scored).
+  next game's score line has the points actually scored). A ``Wins`` line before the game
+  is over is a resignation (gnubg's bots resign hopeless games): the loser gives up ``N``
+  divided by the cube (single, gammon or backgammon), and the game scores that.
 
 Steps are in gnubg's canonical order (highest source first), the order gnubg's importer
 stores them in, so a file written here comes back out of gnubg unchanged. gnubg marks the
@@ -123,6 +125,10 @@ def _format_game(k: int, game: MatchGame, names: tuple[str, str]) -> list[str]:
             lead = " " * 34 if i & 1 else "\n" + " " * 6
             out.append(f"{lead}Wins {_points(result * cube)}\n\n")
         i += 1
+    if game.resigned:  # "Wins" in the winner's column, as gnubg's importer reads a resignation
+        after_right = not i & 1  # the last action ended its line in the right column
+        lead = (" " * 34 if game.winner else " " * 6) if after_right else (" " if game.winner else "\n" + " " * 6)
+        out.append(f"{lead}Wins {_points(game.kind * game.cube)}\n\n")
     return out
 
 
@@ -154,18 +160,22 @@ def _play(board: np.ndarray, dice, steps) -> np.ndarray:
 MAX_BYTES = 16 * 2**20  # far above any real match (a 25-point match is ~100 kB); /dev/zero is not read forever
 
 
-def read_match(path, *, jacoby: bool = False) -> MatchRecord:
-    """:func:`parse_match` of the file at ``path``: UTF-8 with or without a BOM, other bytes
-    (a latin-1 name in a comment) read as latin-1, at most :data:`MAX_BYTES`."""
+def read_text(path, error: type[BgzeroError]) -> str:
+    """A match file's text, .mat or SGF: UTF-8 with or without a BOM, other bytes (a latin-1
+    name in a comment) read as latin-1, at most :data:`MAX_BYTES` (else ``error``)."""
     with Path(path).open("rb") as f:
         data = f.read(MAX_BYTES + 1)
     if len(data) > MAX_BYTES:
-        raise MatFormatError(f"{path} is larger than {MAX_BYTES // 2**20} MB: not a .mat file")
+        raise error(f"{path} is larger than {MAX_BYTES // 2**20} MB: not a match file")
     try:
-        text = data.decode("utf-8-sig")
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError:  # gnubg writes player names in the locale's encoding
-        text = data.decode("latin-1")
-    return parse_match(text, jacoby=jacoby)
+        return data.decode("latin-1")
+
+
+def read_match(path, *, jacoby: bool = False) -> MatchRecord:
+    """:func:`parse_match` of the ``.mat`` file at ``path`` (read by :func:`read_text`)."""
+    return parse_match(read_text(path, MatFormatError), jacoby=jacoby)
 
 
 def parse_match(text: str, *, jacoby: bool = False) -> MatchRecord:
@@ -262,8 +272,8 @@ def _replay(lines: list[str], body: list[int], state: MatchState, k: int) -> Mat
             where = f"line {n + 1} (game {k}, {'left' if player == 0 else 'right'} column)"
             wins = _WINS.match(entry)
             if wins:
-                if end is None:
-                    raise MatFormatError(f"{where}: {shown(entry)} before the game is over (resignations are not read)")
+                if end is None:  # a resignation: the game is given up, and "Wins" names the winner's column
+                    end = _resignation(where, entry, int(wins[1]), player, state, actions)
                 if int(wins[1]) != end[4]:
                     raise MatFormatError(f"{where}: {shown(entry)}, but the replay wins {_points(end[4])}")
                 continue
@@ -317,8 +327,19 @@ def _replay(lines: list[str], body: list[int], state: MatchState, k: int) -> Mat
                                      "'Doubles => N', 'Takes', 'Drops' or 'Wins N points'")
     if end is None:
         raise MatFormatError(f"line {body[-1] + 1}: game {k} ends without a winner (no bear-off or dropped double)")
-    winner, kind, cube, points, _ = end
-    return MatchGame(start.score, start.crawford, tuple(actions), winner, kind, cube, points)
+    winner, kind, cube, points, _, *resigned = end
+    return MatchGame(start.score, start.crawford, tuple(actions), winner, kind, cube, points, bool(resigned))
+
+
+def _resignation(where: str, entry: str, written: int, winner: int, state: MatchState, actions) -> tuple:
+    """The end of a game given up: ``written`` is the value times the cube, as gnubg writes it."""
+    cube = state.cube.value
+    if actions and actions[-1].kind == DOUBLE:
+        raise MatFormatError(f"{where}: {entry!r} while a double waits for its answer")
+    if written % cube or written // cube not in (1, 2, 3):
+        raise MatFormatError(f"{where}: {entry!r} is no resignation at cube {cube} (1, 2 or 3 times the cube)")
+    kind = written // cube
+    return winner, kind, cube, points_for(kind, cube, jacoby=state.jacoby_active), written, "resigned"
 
 
 def _steps(text: str, where: str) -> tuple[tuple[int, int], ...]:

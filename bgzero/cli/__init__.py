@@ -1,5 +1,6 @@
 """Thin command-line entry points (Hydra apps) over the library."""
 
+import re
 import signal
 import threading
 from contextlib import contextmanager
@@ -27,3 +28,22 @@ def one_line_errors(prog: str):
         yield
     except BgzeroError as e:
         raise SystemExit(f"{prog}: {e}") from None
+
+
+_OVERRIDE = re.compile(r"[+~]*[A-Za-z_][\w.]*=")
+
+
+def positional_args(argv: list[str], names: tuple[str, ...]) -> list[str]:
+    """gnubg's habit, ``bgzero-hint 4HPwATDgc/ABMA 31``: bare arguments become ``names[k]=VALUE``.
+
+    Hydra takes only ``key=value``; a bare argument (or an XGID, whose ``XGID=`` is no key)
+    fills the next of ``names``, quoted so ``:`` and ``=`` pass Hydra's grammar.
+    """
+    out, free = argv[:1], list(names)
+    for arg in argv[1:]:
+        bare = not arg.startswith("-") and (not _OVERRIDE.match(arg) or arg.upper().startswith("XGID="))
+        if bare and free:
+            out.append(f"{free.pop(0)}='{arg}'")
+        else:
+            out.append(arg)
+    return out

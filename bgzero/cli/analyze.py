@@ -1,4 +1,5 @@
-"""``bgzero-analyze``: the best move for every ``POSITION-ID DICE`` line of a file, as JSON lines.
+"""``bgzero-analyze``: the best move for every ``POSITION-ID DICE`` line of a file, as JSON lines;
+or, with ``match=FILE|FOLDER``, every decision of a match judged and each player rated.
 
 Positions are analysed in batches (one move generation and one batched search each). The
 output is written to a temporary file beside the target and renamed only when every line
@@ -14,6 +15,7 @@ from typing import NamedTuple
 import hydra
 import numpy as np
 from omegaconf import DictConfig
+from tqdm import tqdm
 
 from bgzero.arena.analysis import (
     best_moves,
@@ -21,8 +23,10 @@ from bgzero.arena.analysis import (
     parse_dice,
     read_position,
 )
-from bgzero.atomic import atomic_write
-from bgzero.cli import CONFIGS, one_line_errors
+from bgzero.arena.match_analysis import analyse_match, format_summary, merge_analyses
+from bgzero.arena.matchfiles import SUFFIXES, check_suffix, read_match_file
+from bgzero.atomic import atomic_write, atomic_write_text
+from bgzero.cli import CONFIGS, one_line_errors, positional_args
 from bgzero.config_check import ANALYZE, check, check_output_file
 from bgzero.errors import BgzeroError, ConfigError, InvalidDiceError
 
@@ -46,6 +50,10 @@ class Entry(NamedTuple):
 def run(cfg: DictConfig) -> dict:
     """Analyse ``cfg.input`` into ``cfg.output``; returns the counts it prints."""
     check(cfg, ANALYZE)
+    if cfg.get("match") is not None:
+        if cfg.input is not None:
+            raise ConfigError("pass input=FILE (positions) or match=FILE|FOLDER (a match), not both")
+        return run_match(cfg)
     if cfg.input is None:
         raise ConfigError(f"no input: pass input=FILE with one 'POSITION-ID DICE' per line, e.g. {EXAMPLE}")
     source = Path(cfg.input)
@@ -121,10 +129,60 @@ def _records(evaluator, ply: int, batch: list[Entry]) -> list[dict]:
     return records
 
 
+def match_files(path: Path) -> list[Path]:
+    """The match files to analyse: ``path`` itself, or every .mat and .sgf in the folder (one per name)."""
+    if path.is_dir():
+        files = {}
+        for f in sorted(path.iterdir()):
+            if f.suffix.lower() in SUFFIXES:
+                files.setdefault(f.stem, f)  # match_0001.mat and match_0001.sgf are one match
+        if not files:
+            raise ConfigError(f"match={path}: the folder holds no .mat or .sgf files")
+        return list(files.values())
+    if not path.is_file():
+        raise ConfigError(f"match={path} does not exist; pass a .mat or .sgf file, or a folder of them")
+    return [check_suffix(path)]
+
+
+def run_match(cfg: DictConfig) -> dict:
+    """Judge every decision of ``cfg.match`` (one file, or a folder: totals per player); JSON and HTML out."""
+    source = Path(str(cfg.match))
+    files = match_files(source)
+    out = Path(cfg.output) if cfg.output is not None else (
+        source / "analysis.json" if source.is_dir() else source.with_suffix(".analysis.json"))
+    if out.suffix.lower() in SUFFIXES or out.resolve() in {f.resolve() for f in files}:
+        raise ConfigError(f"output {out} would overwrite a match file; pass output=REPORT.json")
+    html = Path(cfg.html) if cfg.get("html") else None
+    evaluator, ply = evaluator_from_spec(cfg.agent)
+    records = [(f, read_match_file(f, jacoby=bool(cfg.get("jacoby", False)))) for f in files]  # all read first
+    analyses = [analyse_match(evaluator, r, ply, agent=str(cfg.agent), source=str(f), progress=bool(cfg.progress))
+                for f, r in tqdm(records, unit="match", disable=not cfg.progress or len(records) == 1)]
+    player = None if cfg.get("player") is None else str(cfg.player)
+    result = analyses[0] if len(analyses) == 1 and player is None else merge_analyses(analyses, player)
+    if not result.players:
+        raise ConfigError(f"player={player!r} plays in none of the {len(files)} matches")
+    result.agent, result.ply = str(cfg.agent), ply
+    atomic_write_text(out, json.dumps(result.as_dict(), indent=1))
+    print(format_summary(result))
+    print(f"\n{len(files)} match{'es' * (len(files) != 1)} analysed by {cfg.agent} at {ply}-ply; details: {out}")
+    if html is not None:
+        from bgzero.ui.report import write_report  # the report draws boards: matplotlib only when asked
+
+        write_report(html, result, records[0][1].names if len(records) == 1 else None)
+        print(f"report: {html}")
+    return result.as_dict(decisions=False)
+
+
 @hydra.main(version_base="1.3", config_path=CONFIGS, config_name="analyze")
-def main(cfg: DictConfig) -> None:
+def _main(cfg: DictConfig) -> None:
     with one_line_errors("bgzero-analyze"):
         run(cfg)
+
+
+def main() -> None:
+    """``bgzero-analyze [FILE] [key=value ...]``: a bare .mat or .sgf file (or folder) is ``match=``."""
+    sys.argv = positional_args(sys.argv, ("match",))
+    _main()
 
 
 if __name__ == "__main__":

@@ -1,5 +1,7 @@
 """``bgzero-hint``: gnubg's ``hint`` for one position: ranked moves, or evaluation and cube action."""
 
+import sys
+
 import hydra
 from omegaconf import DictConfig
 
@@ -13,10 +15,11 @@ from bgzero.arena.analysis import (
     parse_dice,
     rank_moves,
     read_match,
-    read_position,
+    read_position_and_match,
 )
-from bgzero.cli import CONFIGS, one_line_errors
+from bgzero.cli import CONFIGS, one_line_errors, positional_args
 from bgzero.config_check import HINT, check
+from bgzero.engine.ids import match_id
 from bgzero.errors import ConfigError
 
 _PROBS_HEADER = "  win    w g   w bg   lose    l g   l bg"
@@ -27,13 +30,13 @@ def run(cfg: DictConfig) -> str:
     check(cfg, HINT)
     if cfg.position is None:
         raise ConfigError("no position: pass a gnubg Position ID, e.g. position=4HPwATDgc/ABMA")
-    board = read_position(str(cfg.position))  # Hydra reads an all-digit ID as an int
-    info = read_match(str(cfg.match)) if cfg.match is not None else None
+    board, info = read_position_and_match(str(cfg.position))  # Hydra reads an all-digit ID as an int
+    info = read_match(str(cfg.match)) if cfg.match is not None else info  # an XGID carries its own
     dice = parse_dice(cfg.dice) if cfg.dice is not None else None
     if dice is None and info is not None and info.dice != (0, 0):
         dice = info.dice  # the Match ID records a roll: hint that roll's moves, as gnubg does
     evaluator, ply = evaluator_from_spec(cfg.agent)
-    lines = [f"Position ID {cfg.position}" + (f", Match ID {cfg.match}: {_describe_match(info)}" if info else "")]
+    lines = [f"Position ID {cfg.position}" + (f", Match ID {match_id(info)}: {_describe_match(info)}" if info else "")]
     if dice is not None:
         lines.append(f"{dice[0]}{dice[1]} to play, {cfg.agent} at {ply}-ply, cubeless equities for the mover")
         lines += _moves_table(rank_moves(evaluator, board, dice, ply))
@@ -92,9 +95,15 @@ def _describe_match(info) -> str:
 
 
 @hydra.main(version_base="1.3", config_path=CONFIGS, config_name="hint")
-def main(cfg: DictConfig) -> None:
+def _main(cfg: DictConfig) -> None:
     with one_line_errors("bgzero-hint"):
         print(run(cfg))
+
+
+def main() -> None:
+    """``bgzero-hint [POSITION [DICE]] [key=value ...]``: positional arguments as gnubg takes them."""
+    sys.argv = positional_args(sys.argv, ("position", "dice"))
+    _main()
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""``bgzero-match``: agent A against agent B in matches or money sessions with the cube; .mat transcripts."""
+"""``bgzero-match``: agent A against agent B in matches or money sessions with the cube; .mat or .sgf transcripts."""
 
 import json
 from pathlib import Path
@@ -7,23 +7,27 @@ import hydra
 from omegaconf import DictConfig
 
 from bgzero.arena.match import play_matches_from_specs, summarise_matches
-from bgzero.arena.matfile import write_match
+from bgzero.arena.matchfiles import write_match_file
 from bgzero.atomic import atomic_write_text
 from bgzero.cli import CONFIGS, one_line_errors
 from bgzero.config_check import MATCH, check, count_of_processes
 from bgzero.ui.replay import show_match
+
+FORMATS = {"mat": (".mat",), "sgf": (".sgf",), "both": (".mat", ".sgf")}
 
 
 def run(cfg: DictConfig) -> dict:
     check(cfg, MATCH)
     processes = count_of_processes("processes", cfg.processes)
     length, games, matches, shard = cfg.length, cfg.games, cfg.matches, cfg.shard
+    formats = FORMATS[cfg.format]
     records, seconds = play_matches_from_specs(cfg.a, cfg.b, matches, length=length, games=games, jacoby=bool(cfg.jacoby),
                                         seed=cfg.seed, processes=processes, shard=shard, progress=cfg.progress)
     out = Path(cfg.out)
     comment = f"bgzero-match a={cfg.a} b={cfg.b} seed={cfg.seed} shard={shard}"
     for i, record in enumerate(records, 1):
-        write_match(out / f"match_{i:04d}.mat", record, comments=(f"{comment} match {i}",))
+        for suffix in formats:
+            write_match_file(out / f"match_{i:04d}{suffix}", record, comments=(f"{comment} match {i}",))
         if cfg.show:
             print(f"\n===== match {i} of {len(records)} =====")
             show_match(record, pace=float(cfg.pace))

@@ -9,6 +9,7 @@ from omegaconf import DictConfig
 
 from bgzero.agents.specs import make_agent, parse_spec
 from bgzero.arena.match import MatchRecord
+from bgzero.arena.matchfiles import check_suffix
 from bgzero.cli import CONFIGS, one_line_errors
 from bgzero.config_check import PLAY, check
 from bgzero.ui.play import Hints, PlaySession
@@ -25,6 +26,8 @@ def run(cfg: DictConfig, stdin=sys.stdin, stdout=sys.stdout) -> MatchRecord:
     """Build the session ``cfg`` describes and play it on ``stdin``/``stdout``."""
     check(cfg, PLAY)
     styles = {"unicode": UNICODE, "ascii": ASCII}
+    if cfg.save:
+        check_suffix(cfg.save)  # before the session starts, not after the first game
     seed = int(np.random.SeedSequence().entropy % 10**9) if cfg.seed is None else cfg.seed
     session = PlaySession(
         make_agent(cfg.bot), bot_name=bot_name(str(cfg.bot)), name=str(cfg.name), length=cfg.length,

@@ -41,7 +41,7 @@ def report(result: RefereedMatch, agent: str, ply: int) -> str:
              + "\n  ".join(result.mismatches))
     return (f"{result.length}-point match refereed by gnubg, bgzero ({agent}) against gnubg at {ply}-ply\n"
             f"gnubg's score after {_games(result.games_played)}: {score}; {outcome}\n"
-            f"saved to {result.sgf}: {_games(len(result.record))}; {check}")
+            f"saved to {result.sgf}: {_games(len(result.record.games))}; {check}")
 
 
 def _games(n: int) -> str:

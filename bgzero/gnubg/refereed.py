@@ -18,6 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bgzero.agents.base import Agent
+from bgzero.arena.match import MOVE as PLAY
+from bgzero.arena.match import MatchRecord
+from bgzero.arena.sgf import SgfFormatError, read_sgf
 from bgzero.engine.notation import parse_move
 from bgzero.errors import BgzeroError, IllegalMoveError
 from bgzero.gnubg.fibs import MOVE
@@ -28,22 +31,10 @@ NAMES = ("gnubg", "bgzero")  # gnubg's players 0 and 1; SGF colours W and B
 
 _SCORE = re.compile(r"The score \(after (\d+) games?\) is: gnubg (\d+), bgzero (\d+)")
 _WINNER = re.compile(r"(gnubg|bgzero) has won the match")
-_NODE = re.compile(r";([WB])\[([^\]]*)\]")
-_RESULT = re.compile(r"RE\[([WB])\+(\d+)")
-_SGF_POINTS = "abcdefghijklmnopqrstuvwx"  # W's points 1-24; B counts from the other end
 
 
 class RefereeError(BgzeroError, RuntimeError):
     """The gnubg program is missing, hung, or left no result to read."""
-
-
-@dataclass(frozen=True)
-class SgfGame:
-    """One game of gnubg's saved match: its moves per colour and its result."""
-
-    moves: dict[str, list[str]]  # "W"/"B" -> move values ("31mkxw", "double", "take", ...)
-    winner: str | None  # "W" or "B"
-    points: int
 
 
 @dataclass(frozen=True)
@@ -55,7 +46,7 @@ class RefereedMatch:
     score: dict[str, int]
     games_played: int
     winner: str | None
-    record: list[SgfGame]
+    record: MatchRecord
     moves_checked: int
     mismatches: list[str] = field(default_factory=list)
     sgf: Path | None = None
@@ -116,58 +107,31 @@ def _result(length: int, output: str, sgf: Path, answers: list[Answer]) -> Refer
     winner = _WINNER.search(output)
     if not sgf.exists():
         raise RefereeError(f"gnubg did not save the match to {sgf}")
-    record = read_sgf(sgf.read_text())
+    try:
+        record = read_sgf(sgf)
+    except SgfFormatError as e:
+        raise RefereeError(f"gnubg's saved match {sgf} does not replay: {e}") from None
     checked, mismatches = check_moves(record, answers)
     return RefereedMatch(length, dict(zip(NAMES, points)), games_played, winner and winner.group(1), record,
                          checked, mismatches, sgf)
 
 
-def read_sgf(text: str) -> list[SgfGame]:
-    """The games of a gnubg SGF match file: each colour's move values, and the result."""
-    games = []
-    for chunk in text.split("(;")[1:]:
-        moves: dict[str, list[str]] = {"W": [], "B": []}
-        for colour, value in _NODE.findall(chunk):
-            moves[colour].append(value)
-        result = _RESULT.search(chunk)
-        games.append(SgfGame(moves, result and result.group(1), int(result.group(2)) if result else 0))
-    return games
-
-
-def sgf_move_text(value: str, colour: str) -> tuple[tuple[int, int], str]:
-    """An SGF move value (``"41swwx"``) as its dice and the play in gnubg notation for the
-    mover (``"6/2 2/1"``). SGF letters ``a``-``x`` are W's points 1-24, ``y`` the bar and
-    ``z`` off, from W's side, so B's points count from the other end."""
-    dice, letters = (int(value[0]), int(value[1])), value[2:]
-
-    def point(letter: str) -> str:
-        if letter == "y":
-            return "bar"
-        if letter == "z":
-            return "off"
-        index = _SGF_POINTS.index(letter)
-        return str(index + 1 if colour == "W" else 24 - index)
-
-    hops = [f"{point(letters[i])}/{point(letters[i + 1])}" for i in range(0, len(letters), 2)]
-    return dice, " ".join(hops)
-
-
-def check_moves(record: list[SgfGame], answers: list[Answer], colour: str = "B") -> tuple[int, list[str]]:
+def check_moves(record: MatchRecord, answers: list[Answer], player: int = 1) -> tuple[int, list[str]]:
     """Compare bgzero's moves with the record, in order: same roll, and gnubg's recorded play
     leads to the position bgzero chose. Returns (moves compared, mismatches described)."""
     sent = [a for a in answers if a.situation.action == MOVE]
-    recorded = [v for game in record for v in game.moves[colour] if v[:2].isdigit()]
+    recorded = [a for game in record.games for a in game.actions if a.player == player and a.kind == PLAY]
     mismatches = []
     if len(sent) != len(recorded):
         mismatches.append(f"bgzero sent {len(sent)} moves, gnubg recorded {len(recorded)}")
-    for i, (answer, value) in enumerate(zip(sent, recorded)):
+    for i, (answer, action) in enumerate(zip(sent, recorded)):
         sit = answer.situation
-        dice, text = sgf_move_text(value, colour)
-        if sorted(dice) != sorted(sit.dice):
-            mismatches.append(f"move {i + 1}: bgzero rolled {sit.dice}, gnubg recorded {value!r}")
+        text = " ".join(f"{s}/{d}" for s, d in action.steps)
+        if sorted(action.dice) != sorted(sit.dice):
+            mismatches.append(f"move {i + 1}: bgzero rolled {sit.dice}, gnubg recorded {action.dice}")
             continue
         try:
-            after = parse_move(sit.board, dice, text)
+            after = parse_move(sit.board, action.dice, text)
         except IllegalMoveError as e:
             mismatches.append(f"move {i + 1}: gnubg recorded {text!r} for bgzero's {answer.reply!r}: {e}")
             continue

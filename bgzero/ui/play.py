@@ -4,7 +4,7 @@
 or a test drives a whole match with the same code a person uses at the keyboard. The
 person is player 0 (the left column of the ``.mat`` transcript, the bottom of the board)
 and the bot player 1; every action is recorded as :mod:`bgzero.arena.match` records, so the
-match saves as a ``.mat`` file (:mod:`bgzero.arena.matfile`) that GNU Backgammon imports.
+match saves as a ``.mat`` or ``.sgf`` file (:mod:`bgzero.arena.matchfiles`) that GNU Backgammon loads.
 
 Boards are drawn by :mod:`bgzero.ui.render`, from player 0's side whoever is on roll.
 """
@@ -23,7 +23,7 @@ from bgzero.agents.search import evaluate_ply
 from bgzero.agents.specs import parse_spec
 from bgzero.arena.analysis import cube_analysis, evaluator_from_spec, rank_moves
 from bgzero.arena.match import DOUBLE, MOVE, PASSED, Action, MatchGame, MatchRecord
-from bgzero.arena.matfile import write_match
+from bgzero.arena.matchfiles import write_match_file
 from bgzero.cube import (
     PASS,
     TAKE,
@@ -270,7 +270,7 @@ class PlaySession:
                 self.player, self.dice = 1 - self.player, None
         except _GameOver as end:
             self.records.append(MatchGame(self.start.score, self.start.crawford, tuple(self.actions),
-                                           end.winner, end.kind, end.cube, end.points))
+                                           end.winner, end.kind, end.cube, end.points, end.how.endswith("resigned")))
             self.state = award(self.state, end.winner, end.points)
             self.playing = False
             who = "You win" if end.winner == 0 else f"{self.names[1]} wins"
@@ -434,7 +434,7 @@ class PlaySession:
         bot = self.names[1] if self.bot.name == self.names[1] else f"{self.names[1]} ({self.bot.name})"
         comment = f"bgzero-play: {self.names[0]} against {bot}, seed {self.seed}"
         try:
-            write_match(target, self.record(), comments=(comment,))
+            write_match_file(target, self.record(), comments=(comment,))
         except BgzeroError as e:  # a directory, no permission: say so, and play on
             self.say(f"Not saved: {e}. Type save FILE.mat to save elsewhere.")
             return

@@ -2,7 +2,7 @@
 
 :func:`show_match` draws a :class:`~bgzero.arena.match.MatchRecord` action by action (a bot match
 just played, ``bgzero-match ... show=true``); :func:`replay_mat` does the same for a
-``.mat`` file, read and checked by :mod:`bgzero.arena.matfile`. ``bgzero-replay FILE.mat
+``.mat`` or ``.sgf`` file, read and checked by :mod:`bgzero.arena.matchfiles`. ``bgzero-replay FILE.mat
 pace=0.5`` is the command; ``pace=enter`` waits for Enter between actions instead.
 """
 
@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import TextIO
 
 from bgzero.arena.match import DOUBLE, MOVE, PASSED, MatchGame, MatchRecord
-from bgzero.arena.matfile import read_match
+from bgzero.arena.matchfiles import read_match_file
 from bgzero.cube import PASS, TAKE, MatchState, after_take
 from bgzero.engine.board import START
 from bgzero.engine.game import game_results
@@ -68,7 +68,7 @@ def show_game(game: MatchGame, names, *, number: int = 1, length: int = 0, jacob
             picture(f"{k}. {who} {_verb(who, 'takes', 'take')}")
         elif action.kind == PASS:
             print(f"\n{k}. {who} {_verb(who, 'passes', 'pass')}", file=out)
-    how = "double passed" if game.kind == PASSED else KINDS[game.kind]
+    how = "double passed" if game.kind == PASSED else KINDS[game.kind] + (", resigned" if game.resigned else "")
     winner = names[game.winner]
     print(f"{winner} {_verb(winner, 'wins', 'win')} {game.points} point{'s' * (game.points != 1)} ({how}).",
           file=out, flush=True)
@@ -91,8 +91,8 @@ def show_match(record: MatchRecord, *, pace: float = 0.0, out: TextIO | None = N
 
 
 def replay_mat(path, pace: float = 0.5, **kwargs) -> MatchRecord:
-    """Read the ``.mat`` file at ``path`` and :func:`show_match` it; returns the record."""
-    record = read_match(path, jacoby=kwargs.pop("jacoby", False))
+    """Read the ``.mat`` or ``.sgf`` file at ``path`` and :func:`show_match` it; returns the record."""
+    record = read_match_file(path, jacoby=kwargs.pop("jacoby", False))
     show_match(record, pace=pace, **kwargs)
     return record
 
@@ -102,9 +102,9 @@ def _verb(name: str, third: str, second: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """``bgzero-replay FILE.mat [pace=0.5] [board=unicode|ascii] [colour=auto|true|false] [jacoby=false]``."""
+    """``bgzero-replay FILE.mat|FILE.sgf [pace=0.5] [board=unicode|ascii] [colour=auto|true|false] [jacoby=false]``."""
     parser = argparse.ArgumentParser(prog="bgzero-replay", description=main.__doc__)
-    parser.add_argument("file", help="a .mat match file (gnubg 'export match mat', bgzero-match, bgzero-play)")
+    parser.add_argument("file", help="a .mat or .sgf match file (gnubg's 'save match' or 'export match mat', bgzero-match, bgzero-play)")
     parser.add_argument("settings", nargs="*", metavar="key=value",
                         help="pace=SECONDS or pace=enter, board=unicode|ascii, colour=auto|true|false, jacoby=BOOL")
     args = parser.parse_args(argv)

@@ -1,0 +1,230 @@
+"""GNU Backgammon's SGF match files (``save match FILE.sgf``, ``load match FILE.sgf``), read and written.
+
+gnubg saves a match as one SGF game tree per game, each ``(;FF[4]GM[6]...)``: the root node
+holds the match (``MI[length:N][game:K][ws:S0][bs:S1]``, the scores before the game), the
+names (``PW`` player 0, ``PB`` player 1), the rules (``RU[Crawford]``, ``RU[Crawford:CrawfordGame]``
+in the Crawford game, ``RU[Jacoby]`` in money) and the result (``RE[W+2]``; ``RE[B+4R]`` when
+the loser resigned, a resignation having no node of its own). Then one node per action:
+``;W[52mhxv]`` the dice (larger first) and a ``from``/``to`` letter pair per die, ``;B[54]`` a
+roll that cannot be played, ``;W[double]``, ``;B[take]``, ``;B[drop]``. Letters ``a``-``x`` are
+W's points 1-24, ``y`` the bar and ``z`` off, all from W's side, so B's point ``p`` is the
+letter of ``25 - p``. Other properties (gnubg's analysis ``A``, ``DA``, marks, comments) are
+skipped on reading.
+
+:func:`parse_sgf` replays every game under the rules (legal plays, legal doubles, the
+scores adding up), so a file that reads is a match that was played; anything else is a
+:class:`SgfFormatError` naming the game and node.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from bgzero.arena.match import DOUBLE, MOVE, PASSED, Action, MatchGame, MatchRecord
+from bgzero.arena.matfile import read_text
+from bgzero.atomic import atomic_write_text
+from bgzero.cube import PASS, TAKE, IllegalCubeActionError, MatchState, after_take, award, drop_points, points_for
+from bgzero.engine.board import START
+from bgzero.engine.game import game_results
+from bgzero.engine.notation import parse_move
+from bgzero.errors import BgzeroError, IllegalMoveError, InvalidDiceError
+
+COLOURS = "WB"  # players 0 and 1
+_LETTERS = "abcdefghijklmnopqrstuvwx"  # W's points 1-24
+_BAR, _OFF = "y", "z"
+_PROPERTY = re.compile(r"([A-Z]+)((?:\s*\[(?:\\.|[^\]\\])*\])+)")
+_VALUE = re.compile(r"\[((?:\\.|[^\]\\])*)\]")
+_RESULT = re.compile(r"([WB])\+(\d+)(R?)$")
+_MOVE = re.compile(r"([1-6])([1-6])([a-z]*)$")
+
+
+class SgfFormatError(BgzeroError, ValueError):
+    """An SGF text that is not a backgammon match bgzero can replay; the message says where."""
+
+
+# --------------------------------------------------------------------------- points
+
+
+def point_letter(player: int, point: int) -> str:
+    """The SGF letter of ``player``'s own point (25 the bar, 0 off)."""
+    if point == 25:
+        return _BAR
+    if point == 0:
+        return _OFF
+    return _LETTERS[point - 1 if player == 0 else 24 - point]
+
+
+def letter_point(player: int, letter: str) -> int:
+    """``player``'s own point for an SGF letter: the inverse of :func:`point_letter`."""
+    if letter == _BAR:
+        return 25
+    if letter == _OFF:
+        return 0
+    index = _LETTERS.index(letter)
+    return index + 1 if player == 0 else 24 - index
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def format_sgf(record: MatchRecord, application: str = "bgzero") -> str:
+    """The SGF text of ``record``, one game tree per game, as gnubg's ``load match`` reads it."""
+    return "".join(_format_game(record, k, game, application) for k, game in enumerate(record.games))
+
+
+def write_sgf(path, record: MatchRecord) -> Path:
+    """Write ``record`` as an SGF file at ``path`` (parents created, atomically)."""
+    return atomic_write_text(path, format_sgf(record))
+
+
+def _escape(text: str) -> str:
+    return str(text).replace("\\", "\\\\").replace("]", "\\]")
+
+
+def _format_game(record: MatchRecord, k: int, game: MatchGame, application: str) -> str:
+    rules = "Crawford:CrawfordGame" if game.crawford else "Crawford" if record.length else (
+        "Jacoby" if record.jacoby else "")
+    result = f"{COLOURS[game.winner]}+{game.points}{'R' if game.resigned else ''}"
+    root = (f"(;FF[4]GM[6]CA[UTF-8]AP[{_escape(application)}]MI[length:{record.length}][game:{k}]"
+            f"[ws:{game.score[0]}][bs:{game.score[1]}]PW[{_escape(record.names[0])}]PB[{_escape(record.names[1])}]"
+            + (f"RU[{rules}]" if rules else "") + f"RE[{result}]\n")
+    nodes = [f";{COLOURS[a.player]}[{_action_value(a)}]\n" for a in game.actions]
+    return root + "".join(nodes) + ")\n"
+
+
+def _action_value(action: Action) -> str:
+    if action.kind == MOVE:
+        hops = "".join(point_letter(action.player, s) + point_letter(action.player, d) for s, d in action.steps)
+        return f"{action.dice[0]}{action.dice[1]}{hops}"
+    return {DOUBLE: "double", TAKE: "take", PASS: "drop"}[action.kind]
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def read_sgf(path) -> MatchRecord:
+    """:func:`parse_sgf` of the file at ``path``."""
+    return parse_sgf(read_text(path, SgfFormatError))
+
+
+def parse_sgf(text: str) -> MatchRecord:
+    """The match an SGF text records, every game replayed and checked."""
+    trees = [t for t in text.split("(;")[1:] if t.strip()]
+    if not trees:
+        raise SgfFormatError("no '(;' game tree: not an SGF file")
+    names, length, jacoby, state, games = None, None, False, None, []
+    for k, tree in enumerate(trees, 1):
+        nodes = [_properties(node) for node in tree.rsplit(")", 1)[0].split(";")]
+        root = nodes[0]
+        if root.get("GM", ["6"])[0] != "6":
+            raise SgfFormatError(f"game {k}: GM[{root['GM'][0]}] is not backgammon (GM[6])")
+        info = _match_info(root, k)
+        if state is None:
+            length, jacoby = info["length"], "Jacoby" in root.get("RU", [""])[0]
+            names = (root.get("PW", ["white"])[0], root.get("PB", ["black"])[0])
+            state = MatchState(length, jacoby=jacoby)
+        if state.over:
+            raise SgfFormatError(f"game {k} follows the end of the match at {state.score}")
+        if info["length"] != length or (info["ws"], info["bs"]) != state.score:
+            raise SgfFormatError(f"game {k}: MI says length {info['length']} at {info['ws']}-{info['bs']}, but the "
+                                 f"games before end at {state.score} in a {length}-point match")
+        game = _replay(k, nodes[1:], state, _result(root, k))
+        games.append(game)
+        state = award(state, game.winner, game.points)
+    return MatchRecord(length, names, tuple(games), state.score, jacoby)
+
+
+def _properties(node: str) -> dict[str, list[str]]:
+    props: dict[str, list[str]] = {}
+    for key, values in _PROPERTY.findall(node):
+        props[key] = [v.replace("\\]", "]").replace("\\\\", "\\") for v in _VALUE.findall(values)]
+    return props
+
+
+def _match_info(root: dict, k: int) -> dict[str, int]:
+    info = {}
+    for value in root.get("MI", []):
+        key, _, number = value.partition(":")
+        if number.strip().lstrip("-").isdigit():
+            info[key.strip()] = int(number)
+    missing = [key for key in ("length", "ws", "bs") if key not in info]
+    if missing:
+        raise SgfFormatError(f"game {k}: the root node's MI property lacks {', '.join(missing)}")
+    return info
+
+
+def _result(root: dict, k: int) -> tuple[int, int, bool] | None:
+    """(winner, points, resigned) from ``RE``, or ``None`` when the file gives none."""
+    value = root.get("RE", [""])[0].strip()
+    if not value:
+        return None
+    found = _RESULT.match(value)
+    if not found:
+        raise SgfFormatError(f"game {k}: cannot read the result RE[{value}]; expected W+N or B+N, R for a resignation")
+    return COLOURS.index(found[1]), int(found[2]), bool(found[3])
+
+
+def _replay(k: int, nodes: list[dict], state: MatchState, result) -> MatchGame:
+    """Replay one game's action nodes from ``state``: its record, or the first rule it breaks."""
+    start, board, actions, end = state, START, [], None
+    for n, node in enumerate(nodes, 1):
+        colour = next((c for c in COLOURS if c in node), None)
+        if colour is None:
+            if any(key in node for key in ("AB", "AW", "AE")):
+                raise SgfFormatError(f"game {k}, node {n}: set-up positions are not read, only matches played out")
+            continue
+        where = f"game {k}, node {n} ({colour}[{node[colour][0]}])"
+        if end is not None:
+            raise SgfFormatError(f"{where}: an action after the game is over")
+        player, value = COLOURS.index(colour), node[colour][0].strip().lower()
+        doubled = actions[-1].player if actions and actions[-1].kind == DOUBLE else None
+        if value in ("take", "drop", "pass") or doubled is not None:
+            if doubled is None or value not in ("take", "drop", "pass") or player == doubled:
+                raise SgfFormatError(f"{where}: " + ("a double must be answered by the other player with take or drop"
+                                                     if doubled is not None else "no double to answer"))
+            if value == "take":
+                actions.append(Action(player, TAKE))
+                state = after_take(state, doubled)
+            else:
+                actions.append(Action(player, PASS))
+                cube = drop_points(state)
+                end = (doubled, PASSED, cube, cube)
+            continue
+        if value == "double":
+            try:
+                after_take(state, player)
+            except IllegalCubeActionError as e:
+                raise SgfFormatError(f"{where}: {e}") from None
+            actions.append(Action(player, DOUBLE))
+            continue
+        found = _MOVE.match(value)
+        if not found or len(found[3]) % 2 or any(ch not in _LETTERS + _BAR + _OFF for ch in found[3]):
+            raise SgfFormatError(f"{where}: expected dice and letter pairs (like 52mhxv), double, take or drop")
+        dice = (max(int(found[1]), int(found[2])), min(int(found[1]), int(found[2])))
+        hops = found[3]
+        steps = tuple(sorted(((letter_point(player, hops[i]), letter_point(player, hops[i + 1]))
+                              for i in range(0, len(hops), 2)), reverse=True))
+        try:
+            board = parse_move(board, dice, " ".join(f"{s}/{d}" for s, d in steps))
+        except (IllegalMoveError, InvalidDiceError) as e:
+            raise SgfFormatError(f"{where}: {e}") from None
+        actions.append(Action(player, MOVE, dice, steps))
+        kind = abs(int(game_results(board)))
+        if kind:
+            cube = state.cube.value
+            end = (player, kind, cube, points_for(kind, cube, jacoby=state.jacoby_active))
+    resigned = False
+    if end is None:
+        if result is None or not result[2]:
+            raise SgfFormatError(f"game {k} ends without a winner (no bear-off, dropped double or resignation)")
+        winner, written, resigned = result
+        cube = state.cube.value
+        if written % cube or written // cube not in (1, 2, 3):
+            raise SgfFormatError(f"game {k}: RE[{COLOURS[winner]}+{written}R] is no resignation at cube {cube}")
+        end = (winner, written // cube, cube, points_for(written // cube, cube, jacoby=state.jacoby_active))
+    elif result is not None and (result[0], result[1]) != (end[0], end[3]):
+        raise SgfFormatError(f"game {k}: RE says {COLOURS[result[0]]}+{result[1]}, but the replay gives "
+                             f"{COLOURS[end[0]]}+{end[3]}")
+    winner, kind, cube, points = end
+    return MatchGame(start.score, start.crawford, tuple(actions), winner, kind, cube, points, resigned)

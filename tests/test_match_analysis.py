@@ -1,0 +1,110 @@
+"""bgzero-analyze match=: every decision judged, players rated, JSON, text and an HTML report that renders."""
+
+import json
+import shutil
+import subprocess
+
+import pytest
+from hydra import compose, initialize_config_dir
+
+from bgzero import paths
+from bgzero.agents.specs import make_agent
+from bgzero.arena.analysis import evaluator_from_spec
+from bgzero.arena.match import play_matches
+from bgzero.arena.match_analysis import MARKS, analyse_match, mark, merge_analyses
+from bgzero.arena.matchfiles import write_match_file
+from bgzero.cli.analyze import run
+from bgzero.errors import ConfigError
+from tests.test_match import RandomCube
+
+
+@pytest.fixture(scope="module")
+def judged(tiny_checkpoint):
+    """A 3-point match of the tiny network (player 0) against a random doubler, judged by that network."""
+    spec = f"checkpoint:{tiny_checkpoint}@0"
+    record = play_matches(make_agent(spec), RandomCube(3), [11], length=3, names=("tiny", "random"))[0]
+    evaluator, ply = evaluator_from_spec(spec)
+    return spec, record, analyse_match(evaluator, record, ply, agent=spec)
+
+
+def _analyze(*overrides):
+    with initialize_config_dir(config_dir=str(paths.CONFIGS), version_base="1.3"):
+        return run(compose("analyze", overrides=["progress=false", *overrides]))
+
+
+def test_marks_follow_gnubgs_thresholds():
+    assert [mark(x) for x in (0.0, 0.039, 0.04, 0.08, 0.159, 0.16, 1.0)] == [
+        "", "", "doubtful", "bad", "bad", "very bad", "very bad"]
+    assert [name for _, name in MARKS] == ["very bad", "bad", "doubtful"]
+
+
+def test_every_decision_is_judged_and_the_judges_own_play_is_perfect(judged):
+    _, record, analysis = judged
+    tiny, rand = analysis.players
+    moves = [sum(a.kind == "move" and a.player == p for g in record.games for a in g.actions) for p in (0, 1)]
+    for p, stats in enumerate(analysis.players):
+        checker = [d for d in stats.decisions if d.kind == "checker"]
+        assert len(checker) == moves[p] and all(d.luck is not None for d in checker)
+        assert stats.checker_decisions == sum(not d.forced for d in checker)
+        assert all(d.mark == mark(d.equity_lost) for d in checker if d.counted)
+    assert tiny.checker_error == pytest.approx(0.0, abs=1e-6)  # it played the judge's first choice every time
+    assert rand.checker_error_rate > 10 and rand.pr == pytest.approx(rand.error_rate / 2)
+    assert tiny.points == -rand.points and tiny.luck_adjusted == pytest.approx(-rand.luck_adjusted)
+    assert rand.cube_decisions >= rand.wrong_doubles + rand.missed_doubles
+
+
+@pytest.mark.slow  # draws a board for each of the random player's errors
+def test_command_writes_json_text_and_html(judged, tmp_path, capsys):
+    spec, record, _ = judged
+    sgf = write_match_file(tmp_path / "m.sgf", record)
+    out = _analyze(f"match={sgf}", f"agent={spec}", f"html={tmp_path / 'r.html'}")
+    text = capsys.readouterr().out
+    assert "Error rate (mEMG per move)" in text and "PR (XG)" in text and "Luck-adjusted result" in text
+    saved = json.loads((tmp_path / "m.analysis.json").read_text())
+    for player in saved["players"]:
+        assert {"name", "checker_error_rate", "cube_error_rate", "pr", "luck", "decisions"} <= set(player)
+    assert [p["name"] for p in out["players"]] == ["tiny", "random"]
+    page = (tmp_path / "r.html").read_text()
+    errors = sum(1 for p in saved["players"] for d in p["decisions"] if d["counted"] and d["mark"])
+    assert page.count("<svg") == errors > 0 and "<script" not in page
+
+
+@pytest.mark.slow  # analyses the match five times
+def test_folder_gives_one_players_totals_over_many(judged, tmp_path):
+    spec, record, analysis = judged
+    for k in (1, 2):
+        write_match_file(tmp_path / f"match_{k}.mat", record)
+    write_match_file(tmp_path / "match_2.sgf", record)  # the same match in both formats counts once
+    out = _analyze(f"match={tmp_path}", f"agent={spec}", "player=random")
+    (only,) = out["players"]
+    assert only["name"] == "random" and only["checker_decisions"] == 2 * analysis.players[1].checker_decisions
+    assert merge_analyses([analysis, analysis]).players[1].checker_error == pytest.approx(
+        2 * analysis.players[1].checker_error)
+    with pytest.raises(ConfigError, match="plays in none"):
+        _analyze(f"match={tmp_path}", f"agent={spec}", "player=nobody")
+
+
+def test_bad_match_arguments_fail_before_any_work(tmp_path):
+    with pytest.raises(ConfigError, match="does not exist"):
+        _analyze(f"match={tmp_path / 'nope.mat'}")
+    (tmp_path / "x.txt").write_text("")
+    with pytest.raises(ConfigError, match=".mat or .sgf"):
+        _analyze(f"match={tmp_path / 'x.txt'}")
+    with pytest.raises(ConfigError, match="not both"):
+        _analyze(f"match={tmp_path / 'x.txt'}", f"input={tmp_path / 'x.txt'}")
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_html_report_renders_in_headless_chromium(judged, tmp_path):
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if browser is None:
+        pytest.skip("Debian's chromium is not installed (apt-get install chromium)")
+    from bgzero.ui.report import write_report
+
+    page = write_report(tmp_path / "r.html", judged[2])
+    shot = tmp_path / "shot.png"
+    subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                    f"--screenshot={shot}", "--window-size=1100,1400", page.as_uri()],
+                   capture_output=True, timeout=120, check=True)
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20_000
