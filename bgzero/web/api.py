@@ -32,6 +32,7 @@ from bgzero.arena.analysis import (
     read_match,
     read_position,
 )
+from bgzero.agents.specs import parse_spec
 from bgzero.arena.match import play_matches
 from bgzero.arena.matfile import MatFormatError, format_match, parse_match
 from bgzero.cube import MatchState, from_match_info, to_match_info
@@ -116,7 +117,8 @@ def create_app(engine: Engine, *, default_agent: str, hint_agent: str | None = N
 
     @app.get("/api/agents", summary="The agents this server offers")
     async def agents():
-        return {"agents": list(engine.agents), "default": default_agent, "hint": hint_agent}
+        return {"agents": list(engine.agents), "networks": [a for a in engine.agents if parse_spec(a)[0] == "checkpoint"],
+                "default": default_agent, "hint": hint_agent}
 
     @app.get("/api/move", summary="Every legal play of a roll, best first")
     async def move(position: str = Query(..., description="gnubg Position ID, side on roll"),
@@ -133,7 +135,7 @@ def create_app(engine: Engine, *, default_agent: str, hint_agent: str | None = N
             return rank_moves(evaluator, board, roll, ply)
 
         ranked = await engine.run(work)
-        return {"position": position, "dice": list(roll), "agent": spec,
+        return {"position": position, "dice": list(roll), "agent": spec, "board": board.tolist(),
                 "moves": [asdict(m) for m in ranked[:limit or None]]}
 
     @app.get("/api/evaluate", summary="The side on roll's chances before it rolls")
@@ -144,7 +146,7 @@ def create_app(engine: Engine, *, default_agent: str, hint_agent: str | None = N
             evaluator, ply = engine.evaluator(spec)
             return evaluate_position(evaluator, board, ply)
 
-        return {"position": position, "agent": spec, **asdict(await engine.run(work))}
+        return {"position": position, "agent": spec, "board": board.tolist(), **asdict(await engine.run(work))}
 
     @app.get("/api/cube", summary="The cube action of the side on roll before it rolls")
     async def cube(position: str = Query(...), match: str | None = Query(None, description="money if omitted"),
