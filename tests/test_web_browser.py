@@ -1,6 +1,7 @@
 """The page in a real browser (Debian's headless Chromium via Selenium): play a match to the end by
 clicking checkers, analyse a position, replay an uploaded match, watch two agents."""
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -15,6 +16,7 @@ if not (Path(CHROMIUM).exists() and Path(DRIVER).exists()):
     pytest.skip("needs Debian's chromium and chromium-driver (apt-get install -y chromium chromium-driver)",
                 allow_module_level=True)
 
+from selenium.common.exceptions import ElementClickInterceptedException  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
@@ -69,9 +71,11 @@ def test_play_a_match_to_the_end_by_clicking(server, browser, tmp_path):
         awaiting = game["awaiting"]
         if awaiting == "over":
             break
+        changed = f"return JSON.stringify(bg.game()) !== {json.dumps(json.dumps(game))}"
         if awaiting != "move":
             button = {"roll": "play-roll", "answer": "play-take", "next": "play-next"}[awaiting]
             browser.find_element(By.ID, button).click()
+            wait(browser, changed)
         elif not browser.find_element(By.ID, "play-confirm").is_enabled():
             if not hinted:  # once: the hint table, then the picture of play
                 browser.find_element(By.ID, "play-hint").click()
@@ -87,11 +91,14 @@ def test_play_a_match_to_the_end_by_clicking(server, browser, tmp_path):
             browser.execute_script("window.scrollTo(0, 0)")  # the board is at the top of the page
             checker.click()
             clicks += 1
+            wait(browser, f"return bg.hops().length > {len(done)}")
         else:
-            browser.find_element(By.ID, "play-confirm").click()
+            try:
+                browser.find_element(By.ID, "play-confirm").click()
+            except ElementClickInterceptedException:  # the page was still redrawing: look again
+                continue
             moves += 1
-        wait(browser, f"return JSON.stringify(bg.game()) !== {repr(__import__('json').dumps(game))} "
-                      "|| bg.hops().length > 0 || document.getElementById('play-confirm').disabled === false")
+            wait(browser, changed)
     status = browser.find_element(By.ID, "play-status").text
     assert "Match over" in status and moves > 0 and clicks >= moves
     assert browser.execute_script("return Math.max(...bg.game().score)") == 1
