@@ -410,24 +410,8 @@ class PlaySession:
         raise _GameOver(1, level, cube, points, f"{KINDS[level]}, resigned")
 
     def accepts(self, level: int) -> bool:
-        """The bot's answer to a resignation of ``level`` (1-3, before the cube).
-
-        A bot with a network accepts when ``level`` is at least its cubeless equity; any
-        other accepts only what it could at most still win (a backgammon while the person
-        has borne off nothing and has a checker in the bot's home or on the bar, a gammon
-        while nothing is borne off, else a single game).
-        """
-        mine = player_view(self.board, self.player)  # player 0, the person, in row 0
-        evaluator = getattr(self.bot, "evaluator", None)
-        if evaluator is not None:
-            probs = evaluate_ply(evaluator, self.board[None], getattr(self.bot, "ply", 0))[0]
-            bot_equity = float(equity(probs)) * (1 if self.player == 1 else -1)
-            return level >= bot_equity
-        if borne_off(mine)[0]:
-            most = 1
-        else:
-            most = 3 if mine[0, 18:].sum() else 2
-        return level >= most
+        """The bot's answer to a resignation of ``level`` (see :func:`accepts_resignation`)."""
+        return accepts_resignation(self.bot, self.board, self.player, level)
 
     def save(self, path: str | None) -> None:
         target = Path(path) if path else self.save_path or Path("bgzero-play.mat")
@@ -440,3 +424,24 @@ class PlaySession:
             return
         unfinished = " (the game in progress is not saved)" if self.playing else ""
         self.say(f"Saved {len(self.records)} finished game{'s' * (len(self.records) != 1)} to {target}{unfinished}.")
+
+
+def accepts_resignation(bot: Agent, board: np.ndarray, on_roll: int, level: int) -> bool:
+    """``bot``'s (player 1's) answer to player 0 resigning ``level`` (1-3, before the cube) in ``board``.
+
+    ``board`` has player ``on_roll`` in row 0. A bot with a network accepts when ``level`` is
+    at least its cubeless equity; any other accepts only what it could at most still win (a
+    backgammon while the person has borne off nothing and has a checker in the bot's home
+    or on the bar, a gammon while nothing is borne off, else a single game).
+    """
+    mine = player_view(board, on_roll)  # player 0, the person, in row 0
+    evaluator = getattr(bot, "evaluator", None)
+    if evaluator is not None:
+        probs = evaluate_ply(evaluator, board[None], getattr(bot, "ply", 0))[0]
+        bot_equity = float(equity(probs)) * (1 if on_roll == 1 else -1)
+        return level >= bot_equity
+    if borne_off(mine)[0]:
+        most = 1
+    else:
+        most = 3 if mine[0, 18:].sum() else 2
+    return level >= most

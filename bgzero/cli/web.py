@@ -1,0 +1,39 @@
+"""``bgzero-web``: the browser app and the HTTP JSON API on uvicorn, bound to 127.0.0.1 by default."""
+
+import hydra
+from omegaconf import DictConfig
+
+from bgzero.cli import CONFIGS, one_line_errors
+from bgzero.errors import ConfigError
+from bgzero.web.api import create_app
+from bgzero.web.engine import Engine
+
+
+def build(cfg: DictConfig):
+    """The app ``cfg`` describes, every value checked before anything is loaded."""
+    if not 0 <= int(cfg.port) <= 65535:
+        raise ConfigError(f"port={cfg.port} is not 0-65535")
+    for key in ("torch_threads", "connections"):
+        if int(cfg[key]) < 1:
+            raise ConfigError(f"{key}={cfg[key]} must be at least 1")
+    engine = Engine(list(cfg.agents), workers=int(cfg.workers), queue=int(cfg.queue))
+    return create_app(engine, default_agent=str(cfg.default_agent),
+                      hint_agent=None if cfg.hint_agent is None else str(cfg.hint_agent),
+                      sessions=int(cfg.sessions), upload_bytes=int(cfg.upload_bytes))
+
+
+@hydra.main(version_base="1.3", config_path=CONFIGS, config_name="web")
+def main(cfg: DictConfig) -> None:
+    import torch
+    import uvicorn
+
+    with one_line_errors("bgzero-web"):
+        app = build(cfg)
+    torch.set_num_threads(int(cfg.torch_threads))
+    print(f"bgzero-web: http://{cfg.host}:{cfg.port}/ (API docs at /docs); Ctrl-C stops it", flush=True)
+    uvicorn.run(app, host=str(cfg.host), port=int(cfg.port), log_level=str(cfg.log_level),
+                limit_concurrency=int(cfg.connections))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""bgzero-web: the browser app and the HTTP JSON engine, above ``ui/`` and below ``cli/``."""

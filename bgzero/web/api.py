@@ -1,0 +1,319 @@
+"""The HTTP JSON API and the page, as one FastAPI app: :func:`create_app`.
+
+Thin over :mod:`bgzero.arena.analysis` (ranked moves, evaluations, cube actions),
+:mod:`bgzero.web.games` (a person's match, kept per session id) and :mod:`bgzero.web.watch`
+(two agents' match, an uploaded ``.mat``). Every bgzero error becomes a 4xx answer
+``{"error": "one line"}`` before any work; evaluations run on :class:`~bgzero.web.engine.Engine`'s
+bounded pool, so the event loop keeps serving slow and idle clients meanwhile. Request
+bodies are capped at ``upload_bytes``, and nothing a request says names a file: agents come
+from the server's list, the static files from the package.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import secrets
+from dataclasses import asdict
+from pathlib import Path
+
+import numpy as np
+from fastapi import FastAPI, Query, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, StreamingResponse
+from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel, Field
+
+from bgzero.agents.specs import parse_spec
+from bgzero.arena.analysis import (
+    cube_analysis,
+    evaluate_position,
+    parse_dice,
+    rank_moves,
+    read_match,
+    read_position,
+)
+from bgzero.arena.match import play_matches
+from bgzero.arena.matfile import MatFormatError, format_match, parse_match
+from bgzero.cube import MatchState, from_match_info, to_match_info
+from bgzero.engine.ids import MatchInfo
+from bgzero.errors import BgzeroError, ConfigError
+from bgzero.web.engine import BusyError, Engine
+from bgzero.web.games import ANSWER, MOVING, ROLL, Sessions, UnknownSessionError, WebGame
+from bgzero.web.rollouts import NOT_INSTALLED, RolloutRequest, RolloutRunner
+from bgzero.web.watch import frames, summary
+
+STATIC = Path(__file__).resolve().parent / "static"
+MATCH_ANALYSIS_PENDING = ("The match-analysis report comes with issue 21's match analysis, which this "
+                          "installation does not have yet; the upload is checked and can be replayed meanwhile.")
+
+
+class NewGame(BaseModel):
+    agent: str | None = Field(None, description="the bot, one of /api/agents; the server's default if omitted")
+    length: int = Field(5, ge=0, le=25, description="match length in points; 0 for a money session")
+    games: int = Field(0, ge=0, le=1000, description="money sessions only: games to play, 0 until you stop")
+    jacoby: bool = False
+    seed: int | None = Field(None, ge=0, lt=2**63, description="the dice's seed; a fresh one if omitted")
+
+
+class GameAction(BaseModel):
+    action: str = Field(..., description="roll, double, take, pass, move, resign or next")
+    move: str | None = Field(None, description="for move: the play in gnubg notation, e.g. 8/5 6/5")
+    level: int = Field(1, ge=1, le=3, description="for resign: 1 single game, 2 gammon, 3 backgammon")
+
+
+class Watch(BaseModel):
+    a: str = Field(..., description="player 0, one of /api/agents")
+    b: str = Field(..., description="player 1, one of /api/agents")
+    length: int = Field(3, ge=0, le=11, description="match length; 0 for money")
+    games: int = Field(1, ge=1, le=5, description="money sessions only: games to play")
+    seed: int = Field(0, ge=0, lt=2**63)
+
+
+class Rollout(BaseModel):
+    position: str
+    dice: str | None = Field(None, description="roll out the best plays of this roll; omit for the position")
+    match: str | None = None
+    agent: str | None = None
+    trials: int = Field(1296, ge=1, le=100_000)
+    seed: int = Field(0, ge=0, lt=2**63)
+    top: int = Field(5, ge=1, le=20)
+
+
+def create_app(engine: Engine, *, default_agent: str, hint_agent: str | None = None, sessions: int = 64,
+               upload_bytes: int = 1_000_000, rollout: RolloutRunner | None = None) -> FastAPI:
+    """The app serving ``engine``'s agents; ``rollout`` runs ``/api/rollout`` (501 without one)."""
+    engine.check(default_agent)
+    hint_agent = hint_agent or default_agent
+    engine.check(hint_agent)
+    if upload_bytes < 1:
+        raise ConfigError(f"upload_bytes={upload_bytes} must be at least 1")
+    games = Sessions(sessions)
+    app = FastAPI(title="bgzero", description="Backgammon analysis and play: bgzero's agents over HTTP.",
+                  version="1")
+
+    @app.exception_handler(BgzeroError)
+    async def bgzero_error(request: Request, e: BgzeroError):
+        status = 404 if isinstance(e, UnknownSessionError) else 503 if isinstance(e, BusyError) else 400
+        return JSONResponse({"error": str(e)}, status_code=status)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid_request(request: Request, e: RequestValidationError):
+        parts = ["/".join(str(x) for x in err["loc"] if x not in ("query", "body")) + ": " + err["msg"]
+                 for err in e.errors()]
+        return JSONResponse({"error": "; ".join(parts)}, status_code=422)
+
+    @app.middleware("http")
+    async def cap_body(request: Request, call_next):
+        length = request.headers.get("content-length")
+        if length is not None and (not length.isdigit() or int(length) > upload_bytes):
+            return JSONResponse({"error": f"request body over the {upload_bytes}-byte limit"}, status_code=413)
+        return await call_next(request)
+
+    def agent_of(spec: str | None) -> str:
+        return engine.check(spec if spec is not None else default_agent)
+
+    # ---- analysis
+
+    @app.get("/api/agents", summary="The agents this server offers")
+    async def agents():
+        return {"agents": list(engine.agents), "networks": [a for a in engine.agents if parse_spec(a)[0] == "checkpoint"],
+                "default": default_agent, "hint": hint_agent}
+
+    @app.get("/api/move", summary="Every legal play of a roll, best first")
+    async def move(position: str = Query(..., description="gnubg Position ID, side on roll"),
+                   dice: str | None = Query(None, description="31, 3-1 or 3,1; else the Match ID's roll"),
+                   match: str | None = Query(None, description="gnubg Match ID"),
+                   agent: str | None = Query(None), limit: int = Query(0, ge=0, description="0: all plays")):
+        board, info, spec = read_position(position), _match(match), agent_of(agent)
+        if dice is None and (info is None or info.dice == (0, 0)):
+            raise ConfigError("no dice: pass dice=31, or a Match ID that records a roll")
+        roll = parse_dice(dice) if dice is not None else info.dice
+
+        def work():
+            evaluator, ply = engine.evaluator(spec)
+            return rank_moves(evaluator, board, roll, ply)
+
+        ranked = await engine.run(work)
+        return {"position": position, "dice": list(roll), "agent": spec, "board": board.tolist(),
+                "moves": [asdict(m) for m in ranked[:limit or None]]}
+
+    @app.get("/api/evaluate", summary="The side on roll's chances before it rolls")
+    async def evaluate(position: str = Query(...), agent: str | None = Query(None)):
+        board, spec = read_position(position), agent_of(agent)
+
+        def work():
+            evaluator, ply = engine.evaluator(spec)
+            return evaluate_position(evaluator, board, ply)
+
+        return {"position": position, "agent": spec, "board": board.tolist(), **asdict(await engine.run(work))}
+
+    @app.get("/api/cube", summary="The cube action of the side on roll before it rolls")
+    async def cube(position: str = Query(...), match: str | None = Query(None, description="money if omitted"),
+                   agent: str | None = Query(None)):
+        board, info, spec = read_position(position), _match(match) or MatchInfo(), agent_of(agent)
+
+        def work():
+            evaluator, ply = engine.evaluator(spec)
+            return cube_analysis(evaluator, board, info, ply)
+
+        return {"position": position, "agent": spec, **_cube(await engine.run(work))}
+
+    @app.post("/api/rollout", summary="Roll out a position or the best plays of a roll, streaming progress",
+              description="Answers JSON lines: {\"progress\": {trials, total, partial}} as it goes, "
+                          "then {\"result\": ...} or {\"error\": ...}.")
+    async def rollout_endpoint(body: Rollout):
+        info = _match(body.match)
+        request = RolloutRequest(read_position(body.position), parse_dice(body.dice) if body.dice else None,
+                                 from_match_info(info) if info else MatchState(0), agent_of(body.agent),
+                                 body.trials, body.seed, body.top)
+        if rollout is None:
+            return JSONResponse({"error": NOT_INSTALLED}, status_code=501)
+        return StreamingResponse(_stream(engine, rollout, request), media_type="application/x-ndjson")
+
+    # ---- a person's game
+
+    @app.post("/api/game", summary="Start a match or money session against an agent")
+    async def new_game(body: NewGame):
+        spec = agent_of(body.agent)
+        seed = body.seed if body.seed is not None else secrets.randbelow(2**63)
+
+        def work():
+            with engine.using(spec):
+                return WebGame(engine.agent(spec), spec, length=body.length, games=body.games,
+                               jacoby=body.jacoby, seed=seed)
+
+        game = await engine.run(work)
+        return {"id": games.add(game), **game.view()}
+
+    @app.get("/api/game/{sid}", summary="The game's state")
+    async def show_game(sid: str):
+        return {"id": sid, **games.get(sid).view()}
+
+    @app.post("/api/game/{sid}", summary="Roll, double, take, pass, move, resign, or start the next game")
+    async def act(sid: str, body: GameAction):
+        game = games.get(sid)
+
+        def work():
+            with game.lock, engine.using(game.names[1]):
+                game.act(body.action, body.move, body.level)
+                return game.view()
+
+        return {"id": sid, **await engine.run(work)}
+
+    @app.get("/api/game/{sid}/hint", summary="The ranked plays, or the cube action, for the person")
+    async def hint(sid: str):
+        game = games.get(sid)
+
+        def work():
+            evaluator, ply = engine.evaluator(hint_agent)
+            with game.lock:
+                board, dice, state, awaiting = game.board, game.dice, game.state, game.awaiting
+            if awaiting == MOVING:
+                return {"kind": "moves", "agent": hint_agent,
+                        "moves": [asdict(m) for m in rank_moves(evaluator, board, dice, ply)]}
+            if awaiting in (ROLL, ANSWER):
+                doubler = 0 if awaiting == ROLL else 1
+                info = to_match_info(state, on_roll=doubler, turn=0, double_offered=awaiting == ANSWER)
+                return {"kind": "cube", "agent": hint_agent, **_cube(cube_analysis(evaluator, board, info, ply))}
+            raise ConfigError("no hint between games")
+
+        return await engine.run(work)
+
+    @app.get("/api/game/{sid}/mat", summary="The finished games as a .mat file", response_class=PlainTextResponse)
+    async def mat(sid: str):
+        game = games.get(sid)
+        with game.lock:
+            text = game.mat()
+        return PlainTextResponse(text, headers={"Content-Disposition": 'attachment; filename="bgzero.mat"'})
+
+    # ---- watching and uploads
+
+    @app.post("/api/watch", summary="Two agents play a match; the page replays its frames")
+    async def watch(body: Watch):
+        a, b = agent_of(body.a), agent_of(body.b)
+
+        def work():
+            with engine.using(a), engine.using(b):
+                record = play_matches(engine.agent(a), engine.agent(b), [body.seed], body.length, body.games,
+                                      names=(a, b))[0]
+            return {**summary(record), "frames": frames(record), "mat": format_match(record)}
+
+        return await engine.run(work)
+
+    @app.post("/api/match", summary="Upload a .mat file: checked, replayed, and analysed when available",
+              description="The body is the .mat text itself (Content-Type text/plain).")
+    async def upload(request: Request):
+        text = await _read_capped(request, upload_bytes)
+        record = await engine.run(_parse_upload, text)
+        return {**summary(record), "frames": frames(record), "analysis": None, "note": MATCH_ANALYSIS_PENDING}
+
+    # ---- the page
+
+    @app.get("/", include_in_schema=False)
+    async def index():
+        return FileResponse(STATIC / "index.html")
+
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    app.state.engine, app.state.sessions = engine, games
+    return app
+
+
+def _match(text: str | None) -> MatchInfo | None:
+    return read_match(text.strip()) if text is not None and text.strip() else None
+
+
+def _cube(analysis) -> dict:
+    out = asdict(analysis)
+    out["kind"] = analysis.kind.name.lower()
+    return out
+
+
+def _parse_upload(text: str):
+    try:
+        return parse_match(text)
+    except MatFormatError as e:
+        raise MatFormatError(f"the uploaded file is not a .mat match bgzero can read: {e}") from None
+
+
+async def _read_capped(request: Request, limit: int) -> str:
+    """The body as text, refused once it passes ``limit`` bytes (a chunked upload has no length to check first)."""
+    data = bytearray()
+    async for chunk in request.stream():
+        data += chunk
+        if len(data) > limit:
+            raise ConfigError(f"upload over the {limit}-byte limit")
+    if not data.strip():
+        raise ConfigError("empty upload: send the .mat file's text as the request body")
+    return data.decode("utf-8", errors="replace")
+
+
+async def _stream(engine: Engine, runner: RolloutRunner, request: RolloutRequest):
+    """The runner's progress reports and then its result (or error), one JSON line each."""
+    loop = asyncio.get_running_loop()
+    lines: asyncio.Queue = asyncio.Queue()
+
+    def progress(done: int, total: int, partial: dict) -> None:
+        loop.call_soon_threadsafe(lines.put_nowait, {"progress": {"trials": done, "total": total, "partial": partial}})
+
+    task = asyncio.ensure_future(engine.run(runner, request, progress))
+    while not (task.done() and lines.empty()):
+        getter = asyncio.ensure_future(lines.get())
+        await asyncio.wait({getter, task}, return_when=asyncio.FIRST_COMPLETED)
+        if getter.done():
+            yield json.dumps(getter.result(), default=_plain) + "\n"
+        else:
+            getter.cancel()
+    try:
+        yield json.dumps({"result": task.result()}, default=_plain) + "\n"
+    except BgzeroError as e:
+        yield json.dumps({"error": str(e)}) + "\n"
+
+
+def _plain(value):
+    """numpy scalars and arrays in a runner's result, as JSON numbers and lists."""
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    raise TypeError(f"{type(value).__name__} is not JSON data")

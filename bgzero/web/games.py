@@ -1,0 +1,297 @@
+"""A person's match against an agent in the browser, kept on the server, one per session id.
+
+The game lives on the server, not in the page, for three reasons: the dice come from the
+session's seeded generator (a page cannot pick its own rolls, and a seed replays the
+match), the bot's moves and cube answers run next to the agents, and the finished games
+are :mod:`bgzero.arena.match` records that save as ``.mat`` exactly as ``bgzero-play``'s do.
+The page only draws :meth:`WebGame.view` and sends actions; composing a move checker by
+checker (and undoing those steps) happens in the page, which sends the finished play.
+
+Unlike :class:`bgzero.ui.play.PlaySession`, which blocks reading a stream, a :class:`WebGame`
+is a state machine: each action advances it (the bot playing its turns at once) until the
+person must act again. :class:`Sessions` holds a bounded number of them, dropping the one
+left alone longest.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+from collections import OrderedDict
+
+import numpy as np
+
+from bgzero.agents.base import Agent
+from bgzero.arena.match import DOUBLE, MOVE, PASSED, Action, MatchGame, MatchRecord
+from bgzero.arena.matfile import format_match
+from bgzero.cube import (
+    PASS,
+    TAKE,
+    MatchState,
+    after_take,
+    award,
+    drop_points,
+    may_double,
+    points_for,
+)
+from bgzero.engine.board import START
+from bgzero.engine.game import game_results, opening_roll, roll
+from bgzero.engine.movegen import generate
+from bgzero.engine.notation import format_steps
+from bgzero.engine.position import Position
+from bgzero.errors import BgzeroError, ConfigError
+from bgzero.ui.play import accepts_resignation
+from bgzero.ui.render import KINDS, describe_score, player_view
+
+ROLL, MOVING, ANSWER, NEXT, OVER = "roll", "move", "answer", "next", "over"  # what the person must do
+_LOG = 50  # messages kept for the page
+
+
+class GameActionError(BgzeroError, ValueError):
+    """An action that is not possible now (a move while the cube is asked, a double without access...)."""
+
+
+class WebGame:
+    """A match (``length`` points) or money session (``length`` 0, ``games`` games) of player 0 against ``bot``."""
+
+    def __init__(self, bot: Agent, bot_name: str, *, length: int = 5, games: int = 0, jacoby: bool = False,
+                 seed: int = 0, name: str = "you"):
+        if not 0 <= length <= 25:
+            raise ConfigError(f"length={length}: play a 1- to 25-point match, or 0 for money")
+        if not 0 <= games <= 1000:
+            raise ConfigError(f"games={games}: a money session of 0 (until you stop) to 1000 games")
+        self.bot, self.names, self.seed, self.games = bot, (name, bot_name), seed, games
+        self.rng = np.random.default_rng(seed)
+        self.state = MatchState(length, jacoby=jacoby)
+        self.records: list[MatchGame] = []
+        self.log: list[str] = []
+        self.lock = threading.Lock()  # one action at a time per game
+        self._start_game()
+
+    # ---- what the page sees
+
+    def view(self) -> dict:
+        """Everything the page draws: player 0's view of the board, the dice, the cube, the legal plays."""
+        mine = player_view(self.board, self.player)
+        legal = Position(self.board).legal_moves(self.dice) if self.awaiting == MOVING else []
+        return {
+            "names": list(self.names), "length": self.state.match_length, "score": list(self.state.score),
+            "crawford": self.state.crawford, "seed": self.seed, "game": len(self.records) + (self.awaiting != OVER),
+            "games_finished": len(self.records),
+            "cube": {"value": self.state.cube.value, "owner": self.state.cube.owner},
+            "board": mine.tolist(),  # row 0 the person's checkers, row 1 the bot's, each in its own numbering
+            "on_roll": self.player, "dice": list(self.dice) if self.dice else None, "awaiting": self.awaiting,
+            "may_double": self.awaiting == ROLL and may_double(self.state, 0),
+            "legal": [{"move": m.text, "hops": [list(h) for h in m.steps]} for m in legal],
+            "log": self.log[-_LOG:], "status": self._status(),
+        }
+
+    def _status(self) -> str:
+        if self.awaiting == OVER:
+            won = self.state.score[0] >= self.state.match_length
+            return f"Match over: {'you won' if won else self.names[1] + ' won'}. {describe_score(self.state, self.names)}"
+        if self.awaiting == NEXT:
+            return f"Game over. {describe_score(self.state, self.names)}. Start the next game."
+        if self.awaiting == ANSWER:
+            return f"{self.names[1]} doubles to {2 * self.state.cube.value}: take or pass?"
+        if self.awaiting == ROLL:
+            return "Your turn: roll" + (" or double." if may_double(self.state, 0) else ".")
+        return f"You rolled {self.dice[0]}-{self.dice[1]}: make your move."
+
+    def record(self) -> MatchRecord:
+        """The finished games so far."""
+        return MatchRecord(self.state.match_length, self.names, tuple(self.records), self.state.score,
+                           self.state.jacoby)
+
+    def mat(self) -> str:
+        """The finished games as ``.mat`` text (the game in progress is left out, as ``bgzero-play`` does)."""
+        return format_match(self.record(), comments=(f"bgzero-web: {self.names[0]} against {self.names[1]}, "
+                                                     f"seed {self.seed}",))
+
+    # ---- the person's actions
+
+    def act(self, action: str, move: str | None = None, level: int = 1) -> None:
+        """Apply one action of the person: roll, double, take, pass, move, resign or next."""
+        handlers = {"roll": self._roll, "double": self._double, "take": lambda: self._answer(True),
+                    "pass": lambda: self._answer(False), "move": lambda: self._move(move),
+                    "resign": lambda: self._resign(level), "next": self._next}
+        if action not in handlers:
+            raise GameActionError(f"action {action!r}: use one of {', '.join(handlers)}")
+        try:
+            handlers[action]()
+        except _GameOver as end:
+            self._end(end)
+
+    def _need(self, awaiting: str, action: str) -> None:
+        if self.awaiting != awaiting:
+            raise GameActionError(f"cannot {action} now: {self._status()}")
+
+    def _roll(self) -> None:
+        self._need(ROLL, "roll")
+        self._roll_dice()
+        self._advance()
+
+    def _double(self) -> None:
+        self._need(ROLL, "double")
+        if not may_double(self.state, 0):
+            raise GameActionError("you may not double now (the cube is not yours, or this is the Crawford game)")
+        take = bool(self.bot.take_decision(self.board[None], [self.state], np.array([0]))[0])
+        self._say(f"You double to {2 * self.state.cube.value}; {self.names[1]} {'takes' if take else 'passes'}.")
+        self._cube_answer(0, take)
+        self._roll_dice()
+        self._advance()
+
+    def _answer(self, take: bool) -> None:
+        self._need(ANSWER, "take or pass")
+        self._say(f"You {'take' if take else 'pass'}.")
+        self._cube_answer(1, take)
+        self._roll_dice()
+        self._advance()
+
+    def _move(self, text: str | None) -> None:
+        self._need(MOVING, "move")
+        if text is None:
+            raise GameActionError("action move needs the play, e.g. move=\"8/5 6/5\"")
+        played = Position(self.board).legal_moves(self.dice).parse(text)  # IllegalMoveError says why
+        self._say(f"You play {self.dice[0]}-{self.dice[1]}: {played.text}.")
+        self._moved(0, played.steps, played.result.board.copy())
+        self._advance()
+
+    def _resign(self, level: int) -> None:
+        if self.awaiting in (NEXT, OVER):
+            raise GameActionError("no game in progress to resign")
+        if level not in KINDS:
+            raise GameActionError(f"resign level {level}: 1 single game, 2 gammon, 3 backgammon")
+        if not self.actions:
+            raise GameActionError("play the opening roll first; you may resign after it")
+        if not accepts_resignation(self.bot, self.board, self.player, level):
+            self._say(f"{self.names[1]} declines your resignation of a {KINDS[level]}.")
+            return
+        cube = self.state.cube.value
+        raise _GameOver(1, level, cube, points_for(level, cube, jacoby=self.state.jacoby_active),
+                        f"{KINDS[level]}, resigned")
+
+    def _next(self) -> None:
+        self._need(NEXT, "start the next game")
+        self._start_game()
+
+    # ---- the game loop
+
+    def _start_game(self) -> None:
+        self.start, self.actions, self.board = self.state, [], START.copy()
+        self.player, self.dice = opening_roll(self.rng)
+        self._say(f"Game {len(self.records) + 1}. Opening roll {self.dice[0]}-{self.dice[1]}: "
+                  f"{'you play' if self.player == 0 else self.names[1] + ' plays'} first.")
+        try:
+            self._advance()
+        except _GameOver as end:
+            self._end(end)
+
+    def _roll_dice(self) -> None:
+        d1, d2 = roll(self.rng)
+        self.dice = (max(d1, d2), min(d1, d2))
+
+    def _advance(self) -> None:
+        """Play the bot's turns, and the person's forced passes, until the person must act."""
+        while True:
+            if self.player == 1:
+                if self.dice is None:
+                    if may_double(self.state, 1) and bool(
+                            self.bot.double_decision(self.board[None], [self.state], np.array([1]))[0]):
+                        self._say(f"{self.names[1]} doubles to {2 * self.state.cube.value}.")
+                        self.awaiting = ANSWER
+                        return
+                    self._roll_dice()
+                self._bot_move()
+                continue
+            if self.dice is None:
+                if may_double(self.state, 0):
+                    self.awaiting = ROLL
+                    return
+                self._roll_dice()
+            if Position(self.board).legal_moves(self.dice)[0]:  # the empty play alone: no move
+                self.awaiting = MOVING
+                return
+            self._say(f"You roll {self.dice[0]}-{self.dice[1]} and cannot move.")
+            self._moved(0, (), Position(self.board).legal_moves(self.dice)[0].result.board.copy())
+
+    def _bot_move(self) -> None:
+        boards, dice = self.board[None], np.array([self.dice], np.int8)
+        moves = generate(boards, dice)
+        k = int(self.bot.choose(boards, dice, moves)[0])
+        steps = [(int(a), int(b)) for a, b in moves.steps[k].tolist() if a >= 0]
+        self._say(f"{self.names[1]} rolls {self.dice[0]}-{self.dice[1]}: "
+                  f"{format_steps(self.board, steps) or 'cannot move'}.")
+        self._moved(1, steps, moves.results[k].copy())
+
+    def _moved(self, player: int, steps, result: np.ndarray) -> None:
+        """Record a move, end the game if it bore off the last checker, else pass the turn."""
+        self.actions.append(Action(player, MOVE, self.dice, tuple(sorted(steps, reverse=True))))
+        self.board = result
+        kind = -int(game_results(result))  # the loser is on roll now
+        if kind:
+            cube = self.state.cube.value
+            raise _GameOver(player, kind, cube, points_for(kind, cube, jacoby=self.state.jacoby_active), KINDS[kind])
+        self.player, self.dice = 1 - player, None
+
+    def _cube_answer(self, doubler: int, take: bool) -> None:
+        self.actions += [Action(doubler, DOUBLE), Action(1 - doubler, TAKE if take else PASS)]
+        if not take:
+            cube = drop_points(self.state)
+            raise _GameOver(doubler, PASSED, cube, cube, "double passed")
+        self.state = after_take(self.state, doubler)
+
+    def _end(self, end: _GameOver) -> None:
+        self.records.append(MatchGame(self.start.score, self.start.crawford, tuple(self.actions),
+                                       end.winner, end.kind, end.cube, end.points))
+        self.state = award(self.state, end.winner, end.points)
+        self.dice = None
+        who = "You win" if end.winner == 0 else f"{self.names[1]} wins"
+        self._say(f"{who} {end.points} point{'s' if end.points > 1 else ''} ({end.how}).")
+        done = self.state.over if not self.state.is_money else 0 < self.games <= len(self.records)
+        self.awaiting = OVER if done else NEXT
+
+    def _say(self, line: str) -> None:
+        self.log.append(line)
+        del self.log[:-_LOG]
+
+
+class _GameOver(Exception):
+    """Ends the game in progress: ``winner`` scores ``points`` (``kind`` 1-3 or PASSED, at ``cube``)."""
+
+    def __init__(self, winner: int, kind: int, cube: int, points: int, how: str):
+        super().__init__(how)
+        self.winner, self.kind, self.cube, self.points, self.how = winner, kind, cube, points, how
+
+
+class UnknownSessionError(BgzeroError, LookupError):
+    """A session id the server does not hold (never made, or dropped to make room)."""
+
+
+class Sessions:
+    """At most ``limit`` games by session id; a new one drops the game left alone longest."""
+
+    def __init__(self, limit: int = 64):
+        if limit < 1:
+            raise ConfigError(f"sessions={limit}: the server must hold at least one game")
+        self.limit = limit
+        self._games: OrderedDict[str, WebGame] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def add(self, game: WebGame) -> str:
+        sid = secrets.token_urlsafe(12)
+        with self._lock:
+            self._games[sid] = game
+            while len(self._games) > self.limit:
+                self._games.popitem(last=False)
+        return sid
+
+    def get(self, sid: str) -> WebGame:
+        with self._lock:
+            if sid not in self._games:
+                raise UnknownSessionError(f"no game with session id {sid!r} (it may have been dropped to make room)")
+            self._games.move_to_end(sid)
+            return self._games[sid]
+
+    def __len__(self) -> int:
+        return len(self._games)

@@ -1,0 +1,164 @@
+"""bgzero-web's JSON API: answers, clear 4xx refusals, bounded sessions and queue, a whole game over HTTP."""
+
+import asyncio
+import threading
+
+import pytest
+
+pytest.importorskip("fastapi")
+pytest.importorskip("httpx")
+from fastapi.testclient import TestClient  # noqa: E402
+
+from bgzero.arena.matfile import parse_match  # noqa: E402
+from bgzero.cli.web import build  # noqa: E402
+from bgzero.engine.ids import MatchInfo, match_id  # noqa: E402
+from bgzero.errors import ConfigError  # noqa: E402
+from bgzero.web.api import create_app  # noqa: E402
+from bgzero.web.engine import BusyError, Engine  # noqa: E402
+from bgzero.web.games import OVER  # noqa: E402
+
+START = "4HPwATDgc/ABMA"
+
+
+@pytest.fixture(scope="module")
+def client():
+    app = create_app(Engine(["strong", "pubeval", "random"]), default_agent="strong", sessions=3, upload_bytes=20_000)
+    with TestClient(app) as c:
+        yield c
+
+
+def test_move_ranks_every_play_best_first(client):
+    body = client.get("/api/move", params={"position": START, "dice": "31"}).json()
+    moves = body["moves"]
+    assert len(moves) == 16 and moves[0]["move"] == "8/5 6/5"
+    equities = [m["equity"] for m in moves]
+    assert equities == sorted(equities, reverse=True)
+    assert all(len(m["probs"]) == 5 for m in moves)
+    assert len(client.get("/api/move", params={"position": START, "dice": "3-1", "limit": 3}).json()["moves"]) == 3
+
+
+def test_move_takes_the_roll_of_a_match_id(client):
+    mid = match_id(MatchInfo(dice=(3, 1), match_length=5))
+    body = client.get("/api/move", params={"position": START, "match": mid}).json()
+    assert body["dice"] == [3, 1] and body["moves"][0]["move"] == "8/5 6/5"
+
+
+@pytest.mark.parametrize("params, status, words", [
+    ({"position": START, "dice": "71"}, 400, "not two dice"),
+    ({"position": "4HPwATDgc/ABM", "dice": "31"}, 400, "malformed Position ID"),
+    ({"position": START, "dice": "31", "agent": "checkpoint:/etc/passwd"}, 400, "not offered here"),
+    ({"position": START, "dice": "31", "agent": "pubeval"}, 400, "no network"),
+    ({"position": START}, 400, "no dice"),
+    ({"position": START, "dice": "31", "match": "nonsense"}, 400, "Match ID"),
+    ({"dice": "31"}, 422, "position"),
+])
+def test_bad_requests_get_one_line_errors(client, params, status, words):
+    r = client.get("/api/move", params=params)
+    assert r.status_code == status and words in r.json()["error"] and "\n" not in r.json()["error"]
+
+
+def test_evaluate_and_cube(client):
+    ev = client.get("/api/evaluate", params={"position": START}).json()
+    assert len(ev["probs"]) == 5 and abs(ev["equity"]) < 0.3
+    cube = client.get("/api/cube", params={"position": START}).json()
+    assert cube["decision"]["action"] == "no double" and cube["kind"] == "contact"
+    mid = match_id(MatchInfo(cube_value=2, cube_owner=1))  # money, the cube on 2 and player 1's
+    owned = client.get("/api/cube", params={"position": START, "match": mid}).json()
+    assert owned["decision"] is None and "owns the cube" in owned["reason"]
+
+
+def test_rollout_is_refused_without_an_engine_and_streams_with_one(client):
+    r = client.post("/api/rollout", json={"position": START})
+    assert r.status_code == 501 and "issue 18" in r.json()["error"]
+    assert client.post("/api/rollout", json={"position": "bad"}).status_code == 400  # checked before the 501
+
+    def runner(request, progress):  # the interface's contract: progress reports, then the result
+        for done in (10, 20):
+            progress(done, request.trials, {"equity": 0.1})
+        return {"trials": request.trials, "equity": 0.1}
+
+    app = create_app(Engine(["strong"]), default_agent="strong", rollout=runner)
+    with TestClient(app) as c:
+        lines = c.post("/api/rollout", json={"position": START, "trials": 20}).text.splitlines()
+    assert lines == ['{"progress": {"trials": 10, "total": 20, "partial": {"equity": 0.1}}}',
+                     '{"progress": {"trials": 20, "total": 20, "partial": {"equity": 0.1}}}',
+                     '{"result": {"trials": 20, "equity": 0.1}}']
+
+
+def test_a_whole_match_over_http_and_its_mat_file(client):
+    game = client.post("/api/game", json={"agent": "pubeval", "length": 1, "seed": 3}).json()
+    sid = game["id"]
+    assert client.post(f"/api/game/{sid}", json={"action": "take"}).status_code == 400  # nothing to take
+    for _ in range(300):
+        if game["awaiting"] == OVER:
+            break
+        if game["awaiting"] == "move":
+            hint = client.get(f"/api/game/{sid}/hint").json()
+            assert hint["moves"][0]["move"] in {m["move"] for m in game["legal"]}
+            bad = client.post(f"/api/game/{sid}", json={"action": "move", "move": "24/1"})
+            assert bad.status_code == 400 and "24/1" in bad.json()["error"]
+            game = client.post(f"/api/game/{sid}", json={"action": "move", "move": game["legal"][-1]["move"]}).json()
+        else:
+            game = client.post(f"/api/game/{sid}", json={"action": {"roll": "roll", "answer": "take",
+                                                                    "next": "next"}[game["awaiting"]]}).json()
+    assert game["awaiting"] == OVER and max(game["score"]) == 1 and "Match over" in game["status"]
+    record = parse_match(client.get(f"/api/game/{sid}/mat").text)  # replays under the rules
+    assert record.score == tuple(game["score"]) and record.names[1] == "pubeval"
+
+
+def test_resign_and_sessions_are_bounded(client):
+    ids = [client.post("/api/game", json={"agent": "random", "length": 3, "seed": s}).json()["id"] for s in range(4)]
+    assert client.get(f"/api/game/{ids[0]}").status_code == 404  # 3 sessions held: the oldest was dropped
+    game = client.get(f"/api/game/{ids[3]}").json()
+    if not game["log"][1:]:  # the person opens: play it first, resigning needs an action
+        game = client.post(f"/api/game/{ids[3]}", json={"action": "move", "move": game["legal"][0]["move"]}).json()
+    game = client.post(f"/api/game/{ids[3]}", json={"action": "resign", "level": 3}).json()  # random takes anything
+    assert game["score"][1] == 3 and game["awaiting"] == OVER
+
+
+def test_watch_and_upload(client):
+    watched = client.post("/api/watch", json={"a": "pubeval", "b": "random", "length": 1, "seed": 5}).json()
+    assert watched["frames"][0]["text"].startswith("Game 1") and "wins" in watched["frames"][-1]["text"]
+    uploaded = client.post("/api/match", content=watched["mat"]).json()
+    assert uploaded["frames"] == watched["frames"] and "issue 21" in uploaded["note"]
+    assert client.post("/api/match", content="junk").status_code == 400
+    assert client.post("/api/match", content="x" * 30_000).status_code == 413
+    assert client.post("/api/watch", json={"a": "pubeval", "b": "gnubg"}).status_code == 400
+
+
+def test_openapi_docs_and_page(client):
+    paths = client.get("/openapi.json").json()["paths"]
+    assert {"/api/move", "/api/cube", "/api/evaluate", "/api/rollout"} <= set(paths)
+    assert client.get("/docs").status_code == 200
+    assert "<svg" in client.get("/").text or "board" in client.get("/").text
+    assert client.get("/static/../../errors.py").status_code == 404
+
+
+def test_a_full_queue_refuses_at_once():
+    engine = Engine(["pubeval"], workers=1, queue=1)
+    release = threading.Event()
+
+    async def go():
+        first = asyncio.ensure_future(engine.run(release.wait))
+        await asyncio.sleep(0.05)
+        with pytest.raises(BusyError, match="busy"):
+            await engine.run(lambda: None)
+        release.set()
+        assert await first
+
+    asyncio.run(go())
+    engine.close()
+
+
+def test_cli_config_defaults_to_localhost_and_checks_values():
+    from hydra import compose, initialize_config_dir
+
+    from bgzero import paths
+
+    with initialize_config_dir(config_dir=str(paths.CONFIGS), version_base="1.3"):
+        cfg = compose("web")
+        assert cfg.host == "127.0.0.1"
+        with pytest.raises(ConfigError, match="port"):
+            build(compose("web", overrides=["port=70000"]))
+        with pytest.raises(ConfigError, match="not offered"):
+            build(compose("web", overrides=["default_agent=gnubg"]))
