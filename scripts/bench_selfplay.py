@@ -19,6 +19,9 @@ import time
 
 import numpy as np
 
+from bgzero.engine.board import START, to_gnubg
+from bgzero.engine.notation import apply_steps
+
 
 def _bgzero_worker(args) -> tuple[int, int, float]:
     seconds, parallel, seed, routed, checkpoint = args
@@ -64,28 +67,19 @@ def bench_gnubg(seconds: float, seed: int = 0) -> tuple[float, float] | None:
     except ImportError:
         return None
     rng = np.random.default_rng(seed)
-    start = [0, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0]
     games = plies = 0
     t0 = time.perf_counter()
     while time.perf_counter() - t0 < seconds:
-        me, opp = list(start), list(start)
-        first = True
+        board, first = START.copy(), True
         while True:
             d1, d2 = rng.integers(1, 7, 2)
             while first and d1 == d2:
                 d1, d2 = rng.integers(1, 7, 2)
             first = False
-            for src, dst in gnubg_nn.best_move([opp, me], int(d1), int(d2), n=0):
-                me[src - 1] -= 1
-                if dst > 0:
-                    me[dst - 1] += 1
-                    if opp[24 - dst] == 1:
-                        opp[24 - dst] = 0
-                        opp[24] += 1
+            board = apply_steps(board, gnubg_nn.best_move(to_gnubg(board), int(d1), int(d2), n=0))
             plies += 1
-            if sum(me) == 0:
+            if board[1].sum() == 0:  # the side that just moved has borne off
                 break
-            me, opp = opp, me
         games += 1
     return games / (time.perf_counter() - t0), plies / games
 

@@ -27,7 +27,7 @@ import numpy as np
 from bgzero.errors import ConfigError
 from bgzero.learn.distill import distill
 from bgzero.learn.search_targets import load_labelled, rank_fine_tune
-from bgzero.value.checkpoint import load_checkpoint, load_evaluator, save_checkpoint
+from bgzero.value.checkpoint import load_checkpoint, load_evaluator, net_fields, save_checkpoint
 from bgzero.value.net import widened
 
 
@@ -74,8 +74,7 @@ def main() -> None:
     state.pop("optimizer", None)  # the TD optimizer's moments no longer fit the fine-tuned (maybe wider) net
     if "net" in state.get("config", {}):  # the run config the file records describes the net it holds
         state["config"]["net"]["hidden"] = evaluator.net.config_dict()["hidden"]
-    state.update(model=evaluator.net.state_dict(), net_config=evaluator.net.config_dict(), prune_model=prune.state_dict(),
-                 prune_net_config=prune.config_dict(), prune_report=asdict(report),
+    state.update(net_fields(evaluator.net), **net_fields(prune, "prune_"), prune_report=asdict(report),
                  search_finetune={"from": str(args.checkpoint), "data": args.data, "positions": len(boards),
                                   "widen": args.widen, "epochs": args.epochs, "lr": args.lr, "anchor": args.anchor, "seed": args.seed})
     print(f"written to {save_checkpoint(args.out, state)}")

@@ -4,7 +4,7 @@ import pytest
 import torch
 
 from bgzero.errors import CheckpointError
-from bgzero.value.checkpoint import load_checkpoint, load_net, save_checkpoint
+from bgzero.value.checkpoint import FORMAT, load_checkpoint, load_net, save_checkpoint
 from bgzero.value.net import NetConfig, ValueNet
 
 
@@ -44,7 +44,7 @@ def test_foreign_torch_file(tmp_path):
 def test_weights_that_do_not_fit_the_config(tmp_path):
     state = _state(ValueNet(NetConfig(hidden=[8])))
     state["net_config"] = {"num_inputs": 198, "hidden": [16], "activation": "relu"}
-    save_checkpoint(tmp_path / "a.pt", state)
+    torch.save({"format": FORMAT, **state}, tmp_path / "a.pt")
     with pytest.raises(CheckpointError, match="do not fit"):
         load_net(tmp_path / "a.pt")
 

@@ -14,6 +14,7 @@ import pytest
 from bgzero.engine import movegen
 from bgzero.engine.board import START, swap_sides
 from bgzero.engine.movegen import MoveBatch, generate, legal_results
+from bgzero.engine.notation import apply_steps
 from bgzero.errors import InvalidDiceError, InvalidPositionError
 
 
@@ -52,27 +53,12 @@ def assert_same(a: MoveBatch, b: MoveBatch) -> None:
     assert a.results.dtype == np.int8 and a.steps.dtype == np.int8 and a.offsets.dtype == np.int64
 
 
-def replay(board: np.ndarray, steps: np.ndarray) -> np.ndarray:
-    """Play a step list the slow way; the result with sides swapped."""
-    me, opp = board[0].astype(int), board[1].astype(int)
-    for src, dest in steps:
-        if src < 0:
-            break
-        me[src - 1] -= 1
-        if dest > 0:
-            me[dest - 1] += 1
-            if opp[24 - dest] == 1:
-                opp[24 - dest] = 0
-                opp[24] += 1
-    return np.array([opp, me], np.int8)
-
-
 def test_batch_equals_one_by_one_and_steps_make_the_results():
     batch = generate(BOARDS, DICE)
     assert_same(batch, one_by_one(BOARDS, DICE))
     for b in range(0, len(BOARDS), 3):
         for k in range(batch.offsets[b], batch.offsets[b + 1]):
-            np.testing.assert_array_equal(replay(BOARDS[b], batch.steps[k]), batch.results[k])
+            np.testing.assert_array_equal(apply_steps(BOARDS[b], batch.steps[k]), batch.results[k])
     padded = batch.steps[:, :, 0] < 0
     assert (batch.steps[padded] == -1).all()
     assert (np.diff(padded.astype(int), axis=1) >= 0).all(), "padding only at the end"

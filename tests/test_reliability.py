@@ -14,7 +14,7 @@ from bgzero.engine.notation import parse_move
 from bgzero.errors import CheckpointError, IllegalMoveError
 from bgzero.ui.replay import main as replay_main
 from bgzero.ui.replay import show_match
-from bgzero.value.checkpoint import load_evaluator, save_checkpoint
+from bgzero.value.checkpoint import FORMAT, load_evaluator, save_checkpoint
 from bgzero.value.net import NetConfig, ValueNet
 
 
@@ -52,9 +52,17 @@ _BASE = {"model": _NET.state_dict(), "net_config": _NET.config_dict(), "encoder"
     (dict(_BASE, model={k: torch.full_like(v, math.inf) for k, v in _NET.state_dict().items()}), "infinite"),
 ])
 def test_tampered_checkpoint_fields_are_refused_by_name(tmp_path, state, message):
-    path = save_checkpoint(tmp_path / "x.pt", state)
+    path = tmp_path / "x.pt"
+    torch.save({"format": FORMAT, **state}, path)  # a file edited by hand: save_checkpoint would refuse it
     with pytest.raises(CheckpointError, match=message):
         load_evaluator(path)
+
+
+def test_a_damaged_state_is_never_written(tmp_path):
+    nan = {k: torch.full_like(v, math.nan) for k, v in _NET.state_dict().items()}
+    with pytest.raises(CheckpointError, match="NaN"):
+        save_checkpoint(tmp_path / "x.pt", dict(_BASE, model=nan))
+    assert list(tmp_path.iterdir()) == []
 
 
 @pytest.mark.parametrize("content", [b"hello, I am text\n", bytes(range(256)) * 12, b"PK\x03\x04" + b"\0" * 100])

@@ -23,20 +23,8 @@ from bgzero.agents.base import Agent
 from bgzero.agents.cube import cube_actions
 from bgzero.engine.board import to_gnubg
 from bgzero.engine.movegen import MoveBatch
+from bgzero.engine.notation import apply_steps
 from bgzero.errors import ConfigError
-
-
-def _apply_steps(board: np.ndarray, steps) -> np.ndarray:
-    """The result (sides swapped) of single-die steps ``(from, to)``, 25 = bar, 0 = off."""
-    me, op = board[0].copy(), board[1].copy()
-    for src, dst in steps:
-        me[src - 1] -= 1
-        if dst > 0:
-            me[dst - 1] += 1
-            if op[24 - dst] == 1:
-                op[24 - dst] = 0
-                op[24] += 1
-    return np.stack([op, me])
 
 
 class GnubgAgent(Agent):
@@ -60,7 +48,7 @@ class GnubgAgent(Agent):
                 chosen[b] = lo
                 continue
             steps = self._best_move(to_gnubg(board), int(d1), int(d2), n=self.ply)
-            result = _apply_steps(board, steps)
+            result = apply_steps(board, steps)
             match = np.flatnonzero((moves.results[lo:hi] == result).all(axis=(1, 2)))
             if len(match) != 1:
                 raise RuntimeError(f"gnubg's move {steps} for {board.tolist()} with {d1}-{d2} is not a legal result")

@@ -10,7 +10,7 @@ from bgzero.cli import CONFIGS, one_line_errors
 from bgzero.config_check import PRUNE, check
 from bgzero.errors import ConfigError
 from bgzero.learn.distill import distill
-from bgzero.value.checkpoint import load_checkpoint, load_evaluator, save_checkpoint
+from bgzero.value.checkpoint import load_checkpoint, load_evaluator, net_fields, save_checkpoint
 
 
 def run(cfg: DictConfig) -> str:
@@ -22,7 +22,7 @@ def run(cfg: DictConfig) -> str:
     state = load_checkpoint(cfg.checkpoint)
     net, report = distill(load_evaluator(cfg.checkpoint), positions=int(cfg.positions), hidden=int(cfg.hidden),
                           seed=int(cfg.seed))
-    state.update(prune_model=net.state_dict(), prune_net_config=net.config_dict(), prune_report=asdict(report))
+    state.update(net_fields(net, "prune_"), prune_report=asdict(report))
     out = save_checkpoint(cfg.out or cfg.checkpoint, state)
     return (f"pruning net 198-{cfg.hidden}-5 fitted on {report.positions:,} positions: RMSE {report.rmse:.4f} "
             f"against the contact net; picks the contact net's own reply in {report.agreement:.1%} of "

@@ -194,7 +194,7 @@ def play_text(board: np.ndarray, dice: tuple[int, int], text) -> np.ndarray:
         raise IllegalMoveError(f"a move must be a str, got {type(text).__name__}: {text!r}")
     hops = _hops(text)
     _check_dice_use(hops, dice)
-    return _apply(board, hops)
+    return apply_steps(board, hops)
 
 
 def illegal_play(text: str, dice: tuple[int, int], legal: list[str]) -> IllegalMoveError:
@@ -290,12 +290,15 @@ def _format_hops(hops: Iterable[tuple[int, int]]) -> str:
     return " ".join(f"{_point_name(s)}/{_point_name(d)}" for s, d in hops)
 
 
-def _apply(board: np.ndarray, hops: list[tuple[int, int]]) -> np.ndarray:
+def apply_steps(board: np.ndarray, hops) -> np.ndarray:
     """The board after moving each hop's checker straight to its destination, sides swapped.
 
-    Hops run from the highest source down, so a checker moving on has arrived first.
-    Only the hop's own landing point hits, as in gnubg's ``ApplyMove``.
+    The one place that plays ``(from, to)`` pairs (25 the bar, 0 off; negative padding, as
+    in :attr:`bgzero.engine.movegen.MoveBatch.steps`, ignored) onto a board. Hops run from
+    the highest source down, so a checker moving on has arrived first. Only the hop's own
+    landing point hits, as in gnubg's ``ApplyMove``.
     """
+    hops = [(int(s), int(d)) for s, d in hops if s >= 0]
     me, op = board[0].tolist(), board[1].tolist()
     for src, dst in sorted(hops, reverse=True):
         col = BAR if src == BAR_POINT else src - 1

@@ -37,8 +37,7 @@ from bgzero.learn.td import batch_lambda_returns, td_loss
 from bgzero.selfplay.build import build_nets, make_evaluator, self_play_agent
 from bgzero.selfplay.player import SelfPlayer, Trajectories
 from bgzero.selfplay.workers import LocalWorkers, Workers
-from bgzero.value.checkpoint import load_checkpoint, save_checkpoint
-from bgzero.value.checkpoint_check import check_resumable
+from bgzero.value.checkpoint import check_resumable, load_checkpoint, net_fields, save_checkpoint
 from bgzero.value.evaluator import Evaluator
 from bgzero.value.net import ValueNet
 from bgzero.value.probs import equity
@@ -208,14 +207,12 @@ def _train(cfg: DictConfig) -> dict:
         torch.set_rng_state(state["torch_rng"])
 
     def checkpoint(tag: str) -> Path:
-        state = {"model": net["contact"].state_dict(), "optimizer": opt.state_dict(),
-                 "net_config": net["contact"].config_dict(), "encoder": cfg.encoder.name,
+        state = {**net_fields(net["contact"]), "optimizer": opt.state_dict(), "encoder": cfg.encoder.name,
                  "exact_bearoff": cfg.net.exact_bearoff, "games": games, "positions": positions,
                  "config": OmegaConf.to_container(cfg, resolve=True), "rng": rng.bit_generator.state,
                  "torch_rng": torch.get_rng_state(), "wall_seconds": wall_before + time.perf_counter() - started}
         if "race" in net:
-            state |= {"race_model": net["race"].state_dict(), "race_net_config": net["race"].config_dict(),
-                      "race_encoder": "race"}
+            state |= {**net_fields(net["race"], "race_"), "race_encoder": "race"}
         last = save_checkpoint(out_dir / "last.pt", state)  # first: a kill between the two loses nothing on resume
         save_checkpoint(out_dir / "checkpoints" / f"{tag}.pt", state)
         return last
