@@ -30,25 +30,10 @@ import numpy as np
 from bgzero.agents.cube import cube_lives
 from bgzero.agents.gnubg import GnubgAgent
 from bgzero.agents.search import evaluate_ply
-from bgzero.cube import (
-    CENTRED,
-    NO_DOUBLE,
-    PASS,
-    TAKE,
-    TOO_GOOD,
-    cube_decision,
-    from_match_info,
-    may_double,
-)
+from bgzero.cube import CENTRED, NO_DOUBLE, PASS, TAKE, TOO_GOOD, cube_decision, from_match_info, may_double
 from bgzero.engine.board import start_board
 from bgzero.engine.game import game_results, opening_roll
-from bgzero.engine.ids import (
-    MatchInfo,
-    board_from_position_id,
-    match_id,
-    match_info_from_id,
-    position_id,
-)
+from bgzero.engine.ids import MatchInfo, board_from_position_id, match_id, match_info_from_id, position_id
 from bgzero.engine.movegen import generate
 from bgzero.gnubg.cube_hints import (
     DOUBLE,

@@ -38,6 +38,7 @@ from bgzero.engine.bearoff.one_sided import (
     BearoffDatabase,
     load_or_build,
     one_sided_probs,
+    random_bearoff_boards,
 )
 from bgzero.engine.bearoff.probs import bearoff_probs
 from bgzero.engine.board import to_gnubg
@@ -80,16 +81,6 @@ def read_gnubg_two_sided(path: Path) -> np.ndarray:
         raise ValueError(f"{path}: header {raw[:16]!r}, expected a cubeful 6-point, 6-checker two-sided database")
     n = bearoff_twosided.NUM_POSITIONS
     return np.frombuffer(raw, "<u2", count=4 * n * n, offset=40).reshape(n, n, 4)[..., 0] / 65535
-
-
-def random_bearoff_boards(n: int, rng: np.random.Generator) -> np.ndarray:
-    """``(n, 2, 25)`` boards: each side 1-15 checkers spread over its points 1-6 (15 a third of the time)."""
-    boards = np.zeros((n, 2, 25), np.int8)
-    count = np.where(rng.random((n, 2)) < 1 / 3, 15, rng.integers(1, 16, (n, 2)))
-    for b in range(n):
-        for side in range(2):
-            boards[b, side, :6] = rng.multinomial(count[b, side], rng.dirichlet(np.ones(6)))
-    return boards
 
 
 def gnubg_side(boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -5,13 +5,7 @@ import pytest
 import torch
 
 from bgzero.agents.neural import NeuralAgent
-from bgzero.agents.search import (
-    ROLL_WEIGHTS,
-    ROLLS,
-    MoveFilter,
-    choose_moves,
-    evaluate_ply,
-)
+from bgzero.agents.search import ROLL_WEIGHTS, ROLLS, MoveFilter, choose_moves, evaluate_ply
 from bgzero.agents.specs import make_agent, parse_spec
 from bgzero.arena.duplicate import play_duplicate, play_duplicate_from_specs
 from bgzero.engine.game import random_positions

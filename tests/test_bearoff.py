@@ -47,17 +47,6 @@ def home_board(me, opp=()) -> np.ndarray:
     return board
 
 
-def random_bearoff_boards(n: int, seed: int) -> np.ndarray:
-    """Each side 1-15 checkers on points 1-6, all 15 a third of the time (gammons possible)."""
-    rng = np.random.default_rng(seed)
-    boards = np.zeros((n, 2, 25), np.int8)
-    count = np.where(rng.random((n, 2)) < 1 / 3, 15, rng.integers(1, 16, (n, 2)))
-    for b in range(n):
-        for side in range(2):
-            boards[b, side, :6] = rng.multinomial(count[b, side], rng.dirichlet(np.ones(6)))
-    return boards
-
-
 # --------------------------------------------------------------------------- indexing
 
 
@@ -209,7 +198,7 @@ def test_simple_races(db):
 @settings(max_examples=25, deadline=None)
 @given(st.integers(0, 2**32 - 1))
 def test_probabilities_are_consistent(db, seed):
-    boards = random_bearoff_boards(64, seed)
+    boards = bo.random_bearoff_boards(64, np.random.default_rng(seed))
     p = bearoff_probs(boards).astype(np.float64)
     w, wg, wbg, lg, lbg = p.T
     eps = 1e-6
@@ -393,7 +382,7 @@ def test_probs_agree_with_gnubg_evaluate(db):
     for b in gammons:
         b[0, 3:6] = rng.multinomial(15, [0.2, 0.3, 0.5])
         b[1, :6] = rng.multinomial(rng.integers(1, 5), np.ones(6) / 6)
-    boards = np.concatenate([random_bearoff_boards(200, seed=1), gammons])
+    boards = np.concatenate([bo.random_bearoff_boards(200, np.random.default_rng(1)), gammons])
     boards = np.concatenate([boards, swap_sides(boards)])  # each side on roll
     ours = bearoff_probs(boards)
     theirs = np.array([gnubg.evaluate(to_gnubg(b), cubeless, zero_ply)[:5] for b in boards])

@@ -56,14 +56,7 @@ from bgzero.cube import (
     to_match_info,
 )
 from bgzero.engine.classify import BEAROFF, CONTACT, CRASHED, OVER, RACE
-from bgzero.engine.ids import (
-    MAX_MATCH_LENGTH,
-    MAX_SCORE,
-    GameState,
-    MatchInfo,
-    match_id,
-    match_info_from_id,
-)
+from bgzero.engine.ids import MAX_MATCH_LENGTH, MAX_SCORE, GameState, MatchInfo, match_id, match_info_from_id
 
 MONEY = MatchState()
 ACCESSES = (CENTRED_CUBE, OWNED_CUBE, UNAVAILABLE_CUBE)

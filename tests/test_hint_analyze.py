@@ -10,14 +10,7 @@ import pytest
 from hydra import compose, initialize_config_dir
 
 from bgzero import paths
-from bgzero.arena.analysis import (
-    best_moves,
-    cube_analysis,
-    evaluate_position,
-    parse_dice,
-    rank_moves,
-    read_position,
-)
+from bgzero.arena.analysis import best_moves, cube_analysis, evaluate_position, parse_dice, rank_moves, read_position
 from bgzero.cli import analyze, hint
 from bgzero.cube import cube_decision, from_match_info
 from bgzero.engine.board import START

@@ -10,14 +10,7 @@ import sys
 import pytest
 
 from bgzero.arena.match import DOUBLE, play_matches
-from bgzero.arena.matfile import (
-    MatFormatError,
-    format_match,
-    parse_match,
-    player_name,
-    read_match,
-    write_match,
-)
+from bgzero.arena.matfile import MatFormatError, format_match, parse_match, player_name, read_match, write_match
 from bgzero.cube import PASS, TAKE
 from tests.test_match import RandomCube
 

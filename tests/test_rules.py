@@ -16,23 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bgzero.agents.random import RandomAgent
-from bgzero.engine.board import (
-    START,
-    borne_off,
-    pip_counts,
-    start_board,
-    swap_sides,
-    validate,
-)
-from bgzero.engine.game import (
-    Game,
-    Outcome,
-    game_result,
-    game_results,
-    is_game_over,
-    opening_roll,
-    play_game,
-)
+from bgzero.engine.board import START, borne_off, pip_counts, start_board, swap_sides, validate
+from bgzero.engine.game import Game, Outcome, game_result, game_results, is_game_over, opening_roll, play_game
 from bgzero.engine.movegen import generate
 
 

@@ -13,12 +13,7 @@ from bgzero.agents.search import evaluate_ply
 from bgzero.engine.classify import CONTACT
 from bgzero.engine.game import random_positions
 from bgzero.errors import ConfigError
-from bgzero.learn.search_targets import (
-    candidate_turns,
-    ply_targets,
-    rank_fine_tune,
-    turn_centred,
-)
+from bgzero.learn.search_targets import candidate_turns, ply_targets, rank_fine_tune, turn_centred
 from bgzero.value.checkpoint import load_checkpoint, load_evaluator, save_checkpoint
 from bgzero.value.probs import equity
 

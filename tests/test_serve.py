@@ -25,13 +25,7 @@ from bgzero.errors import ConfigError
 from bgzero.gnubg.fibs import CUBE, MOVE, Situation, fibs_board, format_line
 from bgzero.gnubg.refereed import GNUBG
 from bgzero.gnubg.serve import ExternalPlayer, ListenError, Server
-from tests.test_fibs import (
-    BAR_AT_2_4,
-    CUBE_AT_2_0,
-    DOUBLED_AT_2_0,
-    START_ON_ROLL,
-    _board,
-)
+from tests.test_fibs import BAR_AT_2_4, CUBE_AT_2_0, DOUBLED_AT_2_0, START_ON_ROLL, _board
 
 CONFIGS = str(paths.CONFIGS)
 

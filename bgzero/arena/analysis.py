@@ -22,23 +22,11 @@ from bgzero.cube import CubeDecision, cube_decision, from_match_info, may_double
 from bgzero.engine.board import validate
 from bgzero.engine.classify import PositionClass, classify
 from bgzero.engine.game import game_results
-from bgzero.engine.ids import (
-    MAX_CUBE,
-    GameState,
-    MatchInfo,
-    match_info_from_id,
-    position_id,
-)
+from bgzero.engine.ids import MAX_CUBE, GameState, MatchInfo, match_info_from_id, position_id
 from bgzero.engine.movegen import generate
 from bgzero.engine.notation import check_dice, format_steps
 from bgzero.engine.xgid import read_position_text
-from bgzero.errors import (
-    ConfigError,
-    InvalidDiceError,
-    InvalidMatchIdError,
-    InvalidPositionError,
-    shown,
-)
+from bgzero.errors import ConfigError, InvalidDiceError, InvalidMatchIdError, InvalidPositionError, shown
 from bgzero.value.checkpoint import load_evaluator
 from bgzero.value.probs import equity, flip
 

@@ -27,17 +27,7 @@ from tqdm import tqdm
 
 from bgzero.agents.base import Agent
 from bgzero.agents.specs import make_agent
-from bgzero.cube import (
-    PASS,
-    TAKE,
-    MatchState,
-    after_take,
-    award,
-    drop_points,
-    match_winner,
-    may_double,
-    points_for,
-)
+from bgzero.cube import PASS, TAKE, MatchState, after_take, award, drop_points, match_winner, may_double, points_for
 from bgzero.engine.board import START
 from bgzero.engine.game import game_results, opening_roll, roll
 from bgzero.engine.movegen import generate

@@ -38,16 +38,7 @@ import numpy as np
 
 from bgzero.arena.match import DOUBLE, MOVE, PASSED, Action, MatchGame, MatchRecord
 from bgzero.atomic import atomic_write_text
-from bgzero.cube import (
-    PASS,
-    TAKE,
-    IllegalCubeActionError,
-    MatchState,
-    after_take,
-    award,
-    drop_points,
-    points_for,
-)
+from bgzero.cube import PASS, TAKE, IllegalCubeActionError, MatchState, after_take, award, drop_points, points_for
 from bgzero.engine.board import START
 from bgzero.engine.game import game_results
 from bgzero.engine.notation import parse_move

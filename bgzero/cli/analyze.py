@@ -17,12 +17,7 @@ import numpy as np
 from omegaconf import DictConfig
 from tqdm import tqdm
 
-from bgzero.arena.analysis import (
-    best_moves,
-    evaluator_from_spec,
-    parse_dice,
-    read_position,
-)
+from bgzero.arena.analysis import best_moves, evaluator_from_spec, parse_dice, read_position
 from bgzero.arena.match_analysis import analyse_match, format_summary, merge_analyses
 from bgzero.arena.matchfiles import SUFFIXES, check_suffix, read_match_file
 from bgzero.atomic import atomic_write, atomic_write_text

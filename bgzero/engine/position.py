@@ -24,14 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from bgzero.engine.board import (
-    START,
-    borne_off,
-    pip_counts,
-    render_ascii,
-    swap_sides,
-    validate,
-)
+from bgzero.engine.board import START, borne_off, pip_counts, render_ascii, swap_sides, validate
 from bgzero.engine.ids import board_from_position_id, position_id
 from bgzero.engine.movegen import legal_results
 from bgzero.engine.notation import check_dice, format_steps, illegal_play, play_text

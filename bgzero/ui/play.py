@@ -24,17 +24,7 @@ from bgzero.agents.specs import parse_spec
 from bgzero.arena.analysis import cube_analysis, evaluator_from_spec, rank_moves
 from bgzero.arena.match import DOUBLE, MOVE, PASSED, Action, MatchGame, MatchRecord
 from bgzero.arena.matchfiles import write_match_file
-from bgzero.cube import (
-    PASS,
-    TAKE,
-    MatchState,
-    after_take,
-    award,
-    drop_points,
-    may_double,
-    points_for,
-    to_match_info,
-)
+from bgzero.cube import PASS, TAKE, MatchState, after_take, award, drop_points, may_double, points_for, to_match_info
 from bgzero.engine.board import START, borne_off, swap_sides
 from bgzero.engine.classify import is_race
 from bgzero.engine.game import game_results, opening_roll, roll
@@ -42,15 +32,7 @@ from bgzero.engine.movegen import generate
 from bgzero.engine.notation import format_steps
 from bgzero.engine.position import Position
 from bgzero.errors import BgzeroError, IllegalMoveError
-from bgzero.ui.render import (
-    KINDS,
-    UNICODE,
-    BoardStyle,
-    describe_cube,
-    describe_score,
-    player_view,
-    render_board,
-)
+from bgzero.ui.render import KINDS, UNICODE, BoardStyle, describe_cube, describe_score, player_view, render_board
 from bgzero.value.probs import equity
 
 _RESIGN_WORDS = {"": 1, "s": 1, "single": 1, "n": 1, "normal": 1, "1": 1,

@@ -23,15 +23,7 @@ from bgzero.engine.board import START
 from bgzero.engine.game import game_results
 from bgzero.engine.notation import format_steps, parse_move
 from bgzero.errors import BgzeroError
-from bgzero.ui.render import (
-    ASCII,
-    KINDS,
-    UNICODE,
-    BoardStyle,
-    describe_score,
-    player_view,
-    render_board,
-)
+from bgzero.ui.render import ASCII, KINDS, UNICODE, BoardStyle, describe_score, player_view, render_board
 
 
 def show_game(game: MatchGame, names, *, number: int = 1, length: int = 0, jacoby: bool = False,

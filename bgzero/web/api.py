@@ -25,14 +25,7 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 
 from bgzero.agents.specs import parse_spec
-from bgzero.arena.analysis import (
-    cube_analysis,
-    evaluate_position,
-    parse_dice,
-    rank_moves,
-    read_match,
-    read_position,
-)
+from bgzero.arena.analysis import cube_analysis, evaluate_position, parse_dice, rank_moves, read_match, read_position
 from bgzero.arena.match import play_matches
 from bgzero.arena.matfile import MatFormatError, format_match, parse_match
 from bgzero.cube import MatchState, from_match_info, to_match_info

@@ -24,16 +24,7 @@ import numpy as np
 from bgzero.agents.base import Agent
 from bgzero.arena.match import DOUBLE, MOVE, PASSED, Action, MatchGame, MatchRecord
 from bgzero.arena.matfile import format_match
-from bgzero.cube import (
-    PASS,
-    TAKE,
-    MatchState,
-    after_take,
-    award,
-    drop_points,
-    may_double,
-    points_for,
-)
+from bgzero.cube import PASS, TAKE, MatchState, after_take, award, drop_points, may_double, points_for
 from bgzero.engine.board import START
 from bgzero.engine.game import game_results, opening_roll, roll
 from bgzero.engine.movegen import generate

@@ -27,7 +27,7 @@ minimise its mean): on short positions it is off by up to about 0.014 in P(win),
 is why the two-sided table takes over there. Where gnubg itself uses the one-sided table
 the two agree to 2e-4 (scripts/check_bearoff_gnubg.py).
 
-The table builds in one to two seconds with numba (``python -m bgzero.engine.bearoff.one_sided`` rebuilds
+The table builds in one to two seconds with numba (``python -m bgzero.engine.bearoff`` rebuilds
 it and prints the time) and is cached on disk under ``$BGZERO_CACHE`` (default
 ``~/.cache/bgzero``) with a SHA-256 checksum; a missing or corrupt cache is rebuilt.
 """
@@ -145,6 +145,16 @@ def single_moves(table):
 
 
 @njit(cache=True)
+def roll_scratch(n):
+    """The work arrays :func:`play_roll` needs over a table of ``n`` positions, and its tag.
+
+    ``(front, nxt, results, seen, done, dice, tag)``: allocated once per table build.
+    """
+    return (np.empty(n, np.int32), np.empty(n, np.int32), np.empty(n, np.int32), np.zeros(n, np.int64),
+            np.zeros(n, np.bool_), np.empty(4, np.int64), np.int64(0))
+
+
+@njit(cache=True)
 def play_roll(start, dice, ndice, step, front, nxt, seen, tag, results, nres, done):
     """Add the distinct results of playing ``dice[:ndice]`` in that order from ``start``.
 
@@ -203,13 +213,7 @@ def _build_kernel(table, step, length):
     mean_first = np.zeros(n)
     off[0, 0] = 1.0
     first[0, 0] = 1.0
-    front = np.empty(n, np.int32)
-    nxt = np.empty(n, np.int32)
-    results = np.empty(n, np.int32)
-    seen = np.zeros(n, np.int64)
-    done = np.zeros(n, np.bool_)
-    dice = np.empty(4, np.int64)
-    tag = np.int64(0)
+    front, nxt, results, seen, done, dice, tag = roll_scratch(n)
     for i in range(1, n):
         full = table[i].sum() == NUM_CHECKERS
         for d1 in range(1, 7):
@@ -403,9 +407,12 @@ def probs_from_counts(home, me, opp, db):
     return out.astype(np.float32)
 
 
-if __name__ == "__main__":
-    start = time.perf_counter()
-    database = build()
-    built = time.perf_counter() - start
-    save(database, cache_path())
-    print(f"built {NUM_POSITIONS:,} bear-off positions in {built:.2f} s; saved to {cache_path()}")
+def random_bearoff_boards(n: int, rng: np.random.Generator) -> np.ndarray:
+    """``(n, 2, 25)`` boards: each side 1-15 checkers spread over its points 1-6, all 15 a third of the
+    time (so gammons are possible); for checks against gnubg and the exact tables."""
+    boards = np.zeros((n, 2, 25), np.int8)
+    count = np.where(rng.random((n, 2)) < 1 / 3, 15, rng.integers(1, 16, (n, 2)))
+    for b in range(n):
+        for side in range(2):
+            boards[b, side, :6] = rng.multinomial(count[b, side], rng.dirichlet(np.ones(6)))
+    return boards

@@ -10,11 +10,7 @@ import numpy as np
 
 from bgzero.engine.bearoff import one_sided
 from bgzero.engine.bearoff.one_sided import BearoffDatabase
-from bgzero.engine.bearoff.two_sided import (
-    NUM_POSITIONS,
-    TwoSidedDatabase,
-    get_database,
-)
+from bgzero.engine.bearoff.two_sided import NUM_POSITIONS, TwoSidedDatabase, get_database
 
 
 def bearoff_probs(boards: np.ndarray, db: BearoffDatabase | None = None,

@@ -20,7 +20,7 @@ side on roll has already finished). Every move lowers the index (``r < a``), so
 programme.
 
 Builds in about 0.3 s once numba has compiled the kernels (a few seconds the first time;
-``python -m bgzero.engine.bearoff.two_sided`` rebuilds it and prints the time); cached next to the
+``python -m bgzero.engine.bearoff`` rebuilds it and prints the time); cached next to the
 one-sided table as ``bearoff2.npz`` with a SHA-256 checksum, rebuilt when missing or corrupt.
 """
 
@@ -62,13 +62,7 @@ def _roll_results(step, rolls, fill, offsets, data):
     Both orders of a non-double are played (:func:`bgzero.engine.bearoff.one_sided.play_roll`).
     """
     n = step.shape[0]
-    front = np.empty(n, np.int32)
-    nxt = np.empty(n, np.int32)
-    seen = np.zeros(n, np.int64)
-    done = np.zeros(n, np.bool_)
-    results = np.empty(n, np.int32)
-    dice = np.empty(4, np.int64)
-    tag = np.int64(0)
+    front, nxt, results, seen, done, dice, tag = bearoff.roll_scratch(n)
     total = 0
     for a in range(n):
         for k in range(rolls.shape[0]):
@@ -167,11 +161,3 @@ def load_or_build(path: Path | None = None) -> TwoSidedDatabase:
 def get_database() -> TwoSidedDatabase:
     """The process-wide table (loaded or built on first use)."""
     return load_or_build()
-
-
-if __name__ == "__main__":
-    start = time.perf_counter()
-    database = build()
-    built = time.perf_counter() - start
-    save(database, cache_path())
-    print(f"built {database.win.size:,} two-sided bear-off pairs in {built:.2f} s; saved to {cache_path()}")
