@@ -44,26 +44,34 @@ class RolledPlay:
 
 
 def rollout_plays(board: np.ndarray, dice, player: RolloutPlayer | PlayerSpec, settings: RolloutSettings,
-                  top: int = 5, state: MatchState | None = None, player_on_roll: int = 0,
-                  ranker=None, **run) -> list[RolledPlay]:
+                  top: int = 5, state: MatchState | None = None, player_on_roll: int = 0, ranker=None,
+                  with_position: bool = False, **run) -> tuple[RolloutResult | None, list[RolledPlay]]:
     """Roll out the ``top`` best plays of ``dice`` from ``board``, best first by rollout equity.
 
-    The candidates are ranked by ``ranker`` (an object with ``probs``, the player's judge by
-    default) at 0 ply; each play's rollout starts with the opponent on roll, and all of them
-    share the same dice. Cubeful rollouts order them by cubeful equity.
+    The candidates are ranked at 0 ply by ``ranker`` (anything with ``probs``; the player's
+    judge by default); each play's rollout starts with the opponent on roll, and all share
+    the same dice. Cubeful rollouts order them by cubeful equity. With ``with_position``
+    the position before the roll is rolled out in the same lockstep run, and its result
+    comes first (else ``None``).
     """
     if top < 1:
         raise ConfigError(f"top={top}: roll out at least one play")
-    moves = generate(np.asarray(board, np.int8)[None], np.array([check_dice(dice)], np.int8))
+    board = np.asarray(board, np.int8)
+    moves = generate(board[None], np.array([check_dice(dice)], np.int8))
     if ranker is None:
         ranker = (player.build() if isinstance(player, PlayerSpec) else player).judge
     order = np.arange(len(moves.results))
     if ranker is not None and len(order) > 1:
         order = np.argsort(equity(ranker.probs(moves.results)), kind="stable")  # best for the mover first
     order = order[:top]
-    states = [state] * len(order) if state is not None else None
-    results = rollout(moves.results[order], player, settings, states, [1 - player_on_roll] * len(order), **run)
+    roots = moves.results[order]
+    on_roll = [1 - player_on_roll] * len(order)
+    if with_position:
+        roots, on_roll = np.concatenate([board[None], roots]), [player_on_roll] + on_roll
+    states = [state] * len(roots) if state is not None else None
+    results = rollout(roots, player, settings, states, on_roll, **run)
+    position = results.pop(0) if with_position else None
     plays = [RolledPlay(format_steps(board, [tuple(s) for s in moves.steps[k].tolist() if s[0] >= 0]), r.flipped())
              for k, r in zip(order.tolist(), results)]
     key = (lambda p: -p.result.cubeful_equity) if settings.cubeful else (lambda p: -p.result.equity)
-    return sorted(plays, key=key)
+    return position, sorted(plays, key=key)
