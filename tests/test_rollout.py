@@ -157,9 +157,9 @@ def test_cubeful_without_doubles_equals_cubeless():
 
 
 def test_cubeful_money_and_match(player):
-    race = board_from_position_id("2+4OAADfAQAAAA")  # a race: the neural player's cube plays
+    race = board_from_position_id("69YpAQC3W8UAAA")  # a race at 77% that the player doubles
     money = rollout_positions(race[None], player, RolloutSettings(trials=72, truncate=6, cubeful=True, seed=2))[0]
-    assert money.cubeful_equity is not None and -3 <= money.cubeful_equity <= 3
+    assert money.cubeful_equity > money.equity + 0.1  # the double (taken or passed) is worth more than no cube
     match = rollout_positions(race[None], player, RolloutSettings(trials=72, truncate=6, cubeful=True, seed=2),
                               [MatchState(7, (2, 4))], [0])[0]
     assert -3 <= match.cubeful_equity <= 3 and match.cubeful_se >= 0
@@ -205,3 +205,18 @@ def test_cli_refuses_bad_input(override, message):
     cfg = _cfg("position=4HPwATDgc/ABMA", "progress=false", override)
     with pytest.raises((ConfigError, ValueError), match=message):
         run(cfg)
+
+
+def test_hint_adds_rollout_columns():
+    from bgzero.cli import hint
+
+    with initialize_config_dir(config_dir=str(CONFIGS), version_base="1.3"):
+        cfg = compose("hint", ["position=4HPwATDgc/ABMA", "dice=31", f"agent={REFERENCE}", "rollout=36",
+                               "rollout_top=2"])
+    lines = hint.run(cfg).splitlines()
+    assert "rollout ± se" in lines[2] and "(36 trials)" in lines[2]
+    assert "±" in lines[3] and "±" in lines[4] and "±" not in lines[5]
+    with initialize_config_dir(config_dir=str(CONFIGS), version_base="1.3"):
+        bad = compose("hint", ["position=4HPwATDgc/ABMA", f"agent={REFERENCE}", "rollout=0"])
+    with pytest.raises(ConfigError, match="rollout"):
+        hint.run(bad)
