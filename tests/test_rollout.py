@@ -220,3 +220,15 @@ def test_hint_adds_rollout_columns():
         bad = compose("hint", ["position=4HPwATDgc/ABMA", f"agent={REFERENCE}", "rollout=0"])
     with pytest.raises(ConfigError, match="rollout"):
         hint.run(bad)
+
+
+def test_ray_actors_give_the_same_numbers(player):
+    ray = pytest.importorskip("ray")
+    roots = np.stack([START, board_from_position_id("4PPgAQPgc/ABMA")])
+    s = RolloutSettings(trials=40, truncate=5, seed=4, batch=40)
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        assert rollout_positions(roots, PlayerSpec(REFERENCE), s, processes=2, backend="ray") == \
+            rollout_positions(roots, player, s)
+    finally:
+        ray.shutdown()

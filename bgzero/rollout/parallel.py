@@ -134,12 +134,16 @@ def _ray(player: PlayerSpec, job: Job, plan: list[tuple[int, int]], processes: i
     job_ref = ray.put(job)
     pending = {}
     submitted = 0
-    for index in range(len(plan)):
-        while submitted < len(plan) and submitted < index + 2 * len(actors):
-            lo, hi = plan[submitted]
-            pending[submitted] = actors[submitted % len(actors)].run.remote(job_ref, submitted, lo, hi)
-            submitted += 1
-        yield ray.get(pending.pop(index))
+    try:
+        for index in range(len(plan)):
+            while submitted < len(plan) and submitted < index + 2 * len(actors):  # two batches queued per actor
+                lo, hi = plan[submitted]
+                pending[submitted] = actors[submitted % len(actors)].run.remote(job_ref, submitted, lo, hi)
+                submitted += 1
+            yield ray.get(pending.pop(index))
+    finally:
+        for actor in actors:
+            ray.kill(actor)
 
 
 def rollout(roots: np.ndarray, player: RolloutPlayer | PlayerSpec, settings: RolloutSettings,
