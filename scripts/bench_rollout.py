@@ -126,16 +126,18 @@ def speed(args, pids) -> list[dict]:
             factor = (1 if vr else 8) * (1 if truncate is None else 8)  # cheap settings get more trials
             g_trials = min(1296, args.gnubg_trials * factor)
             b_trials = min(10368, args.bgzero_trials * factor)
-            row = {"truncate": truncate, "vr": vr, "positions": len(pids)}
+            row = {"truncate": truncate, "vr": vr, "positions": len(pids), "load": os.getloadavg()[0]}
             for threads in sorted({1, args.threads}):
                 _, sec = gnubg_rollout(pids, g_trials, vr, truncate, threads, args.seed)
                 row[f"gnubg_{threads}t"] = len(pids) * g_trials / sec
-            settings = RolloutSettings(trials=b_trials, truncate=truncate, vr=vr, seed=args.seed)
+            batch = len(pids) * max(36, b_trials // 8)  # eight batches: work for every process
+            settings = RolloutSettings(trials=b_trials, truncate=truncate, vr=vr, seed=args.seed, batch=batch)
             for processes in sorted({1, args.processes}):
                 _, sec = bgzero_rollout(pids, spec, settings, processes)
                 row[f"bgzero_{processes}p"] = len(pids) * b_trials / sec
             if args.one_ply and truncate is None and vr:
-                one = RolloutSettings(trials=args.one_ply, truncate=None, vr=True, seed=args.seed)
+                one = RolloutSettings(trials=args.one_ply, truncate=None, vr=True, seed=args.seed,
+                                      batch=max(1, args.one_ply // 4))
                 _, sec = bgzero_rollout(pids[:1], PlayerSpec(f"checkpoint:{args.checkpoint}@1"), one, args.processes)
                 row[f"bgzero_1ply_{args.processes}p"] = args.one_ply / sec
                 _, sec = gnubg_rollout(pids[:1], args.one_ply, True, None, args.threads, args.seed, ply=1)
@@ -166,7 +168,7 @@ def vr_factor(args) -> dict:
     spec = PlayerSpec(f"checkpoint:{args.checkpoint}")
     out = {}
     for vr in (True, False):
-        (r,), sec = bgzero_rollout([position_id(START)], spec, RolloutSettings(trials=1296, vr=vr, seed=args.seed),
+        (r,), sec = bgzero_rollout([position_id(START)], spec, RolloutSettings(trials=1296, vr=vr, seed=args.seed, batch=324),
                                    args.processes)
         out["vr" if vr else "plain"] = r.as_dict()
     out["factor"] = out["plain"]["equity_se"] / out["vr"]["equity_se"]

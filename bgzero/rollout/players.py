@@ -124,8 +124,9 @@ def make_judge(spec: str, prune: bool = True, database: bool = True) -> NetJudge
 def make_player(spec: str, judge: str | None = None, prune: bool = True, database: bool = True) -> RolloutPlayer:
     """The rollout player an agent spec names, with its own judge unless ``judge`` names one.
 
-    ``database=False`` keeps the bear-off databases out of the player's and the judge's
-    evaluations (they then value bear-offs with their nets), to test rollouts against them.
+    ``database=False`` keeps the bear-off databases out of a checkpoint's evaluations (it then
+    values bear-offs with its nets), to test rollouts against the databases; gnubg always
+    reads its own.
     """
     name, path, ply = parse_spec(spec)
     own = None
