@@ -187,14 +187,17 @@ def bearoff_check(args) -> dict:
     pairs = rng.integers(len(table), size=(args.bearoff, 2))
     boards = np.zeros((args.bearoff, 2, 25), np.int8)
     boards[:, 0, :6], boards[:, 1, :6] = table[pairs[:, 0]], table[pairs[:, 1]]
-    exact = bearoff_probs(boards)[:, 0]
+    exact = bearoff_probs(boards)[:, 0].astype(float)
     spec = PlayerSpec(f"checkpoint:{args.checkpoint}", database=False)
-    res, sec = bgzero_rollout([position_id(b) for b in boards], spec,
-                              RolloutSettings(trials=1296, seed=args.seed, database=False), args.processes)
-    z = [abs(r.probs[0] - p) / r.probs_se[0] if r.probs_se[0] > 0 else 0.0 for r, p in zip(res, exact)]
-    out = {"positions": args.bearoff, "trials": 1296, "max_z": max(z), "mean_abs_error": float(np.mean(
-        [abs(r.probs[0] - p) for r, p in zip(res, exact)])), "within_3se": int(sum(v <= 3 for v in z)),
-        "seconds": sec}
+    out = {"positions": args.bearoff, "trials": 1296}
+    for vr in (False, True):
+        res, sec = bgzero_rollout([position_id(b) for b in boards], spec,
+                                  RolloutSettings(trials=1296, seed=args.seed, database=False, vr=vr), args.processes)
+        z = [abs(r.probs[0] - p) / r.probs_se[0] if r.probs_se[0] > 0 else 0.0 for r, p in zip(res, exact)]
+        out["vr" if vr else "plain"] = {
+            "max_z": float(max(z)), "within_3se": int(sum(v <= 3 for v in z)),
+            "mean_abs_error": float(np.mean([abs(r.probs[0] - p) for r, p in zip(res, exact)])),
+            "mean_se": float(np.mean([r.probs_se[0] for r in res])), "seconds": sec}
     print(json.dumps(out))
     return out
 

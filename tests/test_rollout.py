@@ -222,6 +222,7 @@ def test_hint_adds_rollout_columns():
         hint.run(bad)
 
 
+@pytest.mark.slow  # starting Ray takes ~30 s here
 def test_ray_actors_give_the_same_numbers(player):
     ray = pytest.importorskip("ray")
     roots = np.stack([START, board_from_position_id("4PPgAQPgc/ABMA")])

@@ -236,7 +236,7 @@ def run_chunk(player: RolloutPlayer, roots: np.ndarray, root_idx: np.ndarray, tr
         nxt = None
         if settings.vr:
             first, inverse = _unique(b)
-            values, results = _roll_values(player, b[first], player.greedy)
+            values, plays = _roll_values(player, b[first], player.greedy)
             mean = (values * ROLL_WEIGHTS[None, :, None]).sum(axis=1)
             thrown = TO_DISTINCT[rolls]
             delta = values[inverse, thrown] - mean[inverse]
@@ -245,7 +245,7 @@ def run_chunk(player: RolloutPlayer, roots: np.ndarray, root_idx: np.ndarray, tr
             if cube is not None:
                 cube_luck[live] += equity_delta(delta) * cube.scale(live)
             if player.greedy:
-                nxt = results[inverse, thrown]
+                nxt = plays[inverse, thrown]
         if nxt is None:
             nxt = _play(player, b, DICE[rolls])
         boards[live] = nxt

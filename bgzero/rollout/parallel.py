@@ -125,10 +125,13 @@ def _ray(player: PlayerSpec, job: Job, plan: list[tuple[int, int]], processes: i
     @ray.remote(num_cpus=1)
     class RolloutActor:
         def __init__(self, spec):
-            _init_worker(spec)
+            import torch
+
+            torch.set_num_threads(1)
+            self.player = spec.build()
 
         def run(self, job, index, lo, hi):
-            return run_batch(_WORKER, job, index, lo, hi)
+            return run_batch(self.player, job, index, lo, hi)
 
     actors = [RolloutActor.remote(player) for _ in range(min(processes, len(plan)))]
     job_ref = ray.put(job)
