@@ -41,8 +41,8 @@ from bgzero.rollout.result import combined_z
 
 GNUBG = "/usr/games/gnubg"
 MONEY_NO_DICE = "cAkAAAAAAAAA"  # money, cube centred, player 0 on roll, not yet rolled
-_RESULT = re.compile(r"^\s*([0-9.]+) ([0-9.]+) ([0-9.]+) - ([0-9.]+) ([0-9.]+) ([0-9.]+) CL\s+([-+0-9.]+)", re.M)
-_ERROR = re.compile(r"^\s*\[([0-9.]+) ([0-9.]+) ([0-9.]+) - ([0-9.]+) ([0-9.]+) ([0-9.]+) CL\s+([0-9.]+)\]", re.M)
+_RESULT = re.compile(r"^\s*([0-9.]+) ([0-9.]+) ([0-9.]+) - ([0-9.]+) ([0-9.]+) ([0-9.]+) CL\s+([-+0-9.]+)", re.MULTILINE)
+_ERROR = re.compile(r"^\s*\[([0-9.]+) ([0-9.]+) ([0-9.]+) - ([0-9.]+) ([0-9.]+) ([0-9.]+) CL\s+([0-9.]+)\]", re.MULTILINE)
 
 
 def varied_positions(n: int, seed: int, checkpoint: str) -> list[tuple[str, str]]:
@@ -168,9 +168,9 @@ def vr_factor(args) -> dict:
     spec = PlayerSpec(f"checkpoint:{args.checkpoint}")
     out = {}
     for vr in (True, False):
-        (r,), sec = bgzero_rollout([position_id(START)], spec, RolloutSettings(trials=1296, vr=vr, seed=args.seed, batch=324),
-                                   args.processes)
-        out["vr" if vr else "plain"] = r.as_dict()
+        settings = RolloutSettings(trials=1296, vr=vr, seed=args.seed, batch=324)
+        (r,), sec = bgzero_rollout([position_id(START)], spec, settings, args.processes)
+        out["vr" if vr else "plain"] = {**r.as_dict(), "seconds": sec}
     out["factor"] = out["plain"]["equity_se"] / out["vr"]["equity_se"]
     out["z"] = combined_z(out["vr"]["equity"], out["vr"]["equity_se"], out["plain"]["equity"],
                           out["plain"]["equity_se"])

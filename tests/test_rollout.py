@@ -13,7 +13,13 @@ from bgzero.cube import CubeState, MatchState
 from bgzero.errors import ConfigError
 from bgzero.ids import board_from_position_id
 from bgzero.net import equity
-from bgzero.rollout import PlayerSpec, RolloutSettings, make_player, rollout_plays, rollout_positions
+from bgzero.rollout import (
+    PlayerSpec,
+    RolloutSettings,
+    make_player,
+    rollout_plays,
+    rollout_positions,
+)
 from bgzero.rollout.dice import DICE, ROLL_WEIGHTS, TO_DISTINCT, trial_rolls
 from bgzero.rollout.lockstep import flip_delta, in_two_sided_database
 from bgzero.rollout.result import combined_z, summarise
@@ -98,7 +104,7 @@ def test_truncating_after_one_ply_with_variance_reduction_is_the_1ply_evaluation
 
 
 def test_variance_reduction_keeps_the_mean_and_cuts_the_error(player):
-    s = dict(trials=432, truncate=5, seed=11)
+    s = {"trials": 432, "truncate": 5, "seed": 11}
     on = rollout_positions(START[None], player, RolloutSettings(vr=True, **s))[0]
     off = rollout_positions(START[None], player, RolloutSettings(vr=False, **s))[0]
     assert on.equity_se * 3 < off.equity_se

@@ -44,8 +44,8 @@ def run(cfg: DictConfig) -> dict:
     on_roll = info.dice_owner if info is not None else 0
     spec = PlayerSpec(str(cfg.agent), None if cfg.judge is None else str(cfg.judge), bool(cfg.prune),
                       bool(cfg.database))
-    run_args = dict(processes=cfg.processes, backend=str(cfg.backend), progress=bool(cfg.progress),
-                    ray_address=cfg.ray_address)
+    run_args = {"processes": cfg.processes, "backend": str(cfg.backend), "progress": bool(cfg.progress),
+                    "ray_address": cfg.ray_address}
     if cfg.processes == 1 and cfg.backend == "local":
         spec = spec.build()  # one player for the position and its plays
     doc = {"position": str(cfg.position), "match": None if cfg.match is None else str(cfg.match),

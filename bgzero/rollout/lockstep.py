@@ -65,7 +65,7 @@ class RolloutSettings:
     batch: int = 2592
     """Trials advanced together in one lockstep batch (the unit of work of a process)."""
 
-    def check(self) -> "RolloutSettings":
+    def check(self) -> RolloutSettings:
         if self.trials < 1:
             raise ConfigError(f"rollout trials={self.trials}: need at least 1")
         if self.truncate is not None and self.truncate < 1:

@@ -25,7 +25,12 @@ from tqdm import tqdm
 from bgzero.cube import MatchState
 from bgzero.errors import ConfigError
 from bgzero.net import equity
-from bgzero.rollout.lockstep import ChunkOutcome, RolloutSettings, check_player, run_chunk
+from bgzero.rollout.lockstep import (
+    ChunkOutcome,
+    RolloutSettings,
+    check_player,
+    run_chunk,
+)
 from bgzero.rollout.players import RolloutPlayer, make_player
 from bgzero.rollout.result import RolloutResult, standard_error, summarise
 

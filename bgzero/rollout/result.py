@@ -35,7 +35,7 @@ class RolloutResult:
             del out["cubeful_equity"], out["cubeful_se"]
         return out
 
-    def flipped(self) -> "RolloutResult":
+    def flipped(self) -> RolloutResult:
         """The same result seen by the other side (a play's rollout starts with the opponent on roll)."""
         w, wg, wbg, lg, lbg = self.probs
         s = self.probs_se
