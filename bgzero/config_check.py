@@ -202,7 +202,7 @@ SERVE = {"agent": AGENT, "host": text(), "port": whole(0, 65535), "connections":
 ANALYZE = {"input": text(null=True), "output": output_file(null=True), "agent": AGENT,
            "on_error": choice("skip", "stop"), "batch_size": whole(1), "match": text(null=True),
            "html": output_file(null=True), "player": text(null=True), "jacoby": flag(), "progress": flag()}
-HINT = {"agent": AGENT}
+HINT = {"agent": AGENT, "rollout": whole(1, null=True), "rollout_top": whole(1), "rollout_seed": SEED}
 PRUNE = {"checkpoint": text(null=True), "out": output_file(null=True), "positions": whole(1), "hidden": whole(1),
          "seed": SEED}
 LEAGUE = {"run": text(), "limit": whole(1), "games_vs_pubeval": whole(1), "games_per_pair": whole(1), "ply": PLY,

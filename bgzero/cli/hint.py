@@ -19,7 +19,7 @@ from bgzero.arena.analysis import (
 )
 from bgzero.cli import CONFIGS, one_line_errors, positional_args
 from bgzero.config_check import HINT, check
-from bgzero.engine.ids import match_id
+from bgzero.engine.ids import board_from_position_id, match_id
 from bgzero.errors import ConfigError
 
 _PROBS_HEADER = "  win    w g   w bg   lose    l g   l bg"
@@ -36,15 +36,31 @@ def run(cfg: DictConfig) -> str:
     if dice is None and info is not None and info.dice != (0, 0):
         dice = info.dice  # the Match ID records a roll: hint that roll's moves, as gnubg does
     evaluator, ply = evaluator_from_spec(cfg.agent)
+    trials = cfg.get("rollout")
     lines = [f"Position ID {cfg.position}" + (f", Match ID {match_id(info)}: {_describe_match(info)}" if info else "")]
     if dice is not None:
         lines.append(f"{dice[0]}{dice[1]} to play, {cfg.agent} at {ply}-ply, cubeless equities for the mover")
-        lines += _moves_table(rank_moves(evaluator, board, dice, ply))
+        ranked = rank_moves(evaluator, board, dice, ply)
+        rolled = _rollouts([board_from_position_id(m.result) for m in ranked[:cfg.get("rollout_top", 5)]],
+                           cfg, trials, flipped=True) if trials else []
+        lines += _moves_table(ranked, rolled)
     else:
-        lines += _evaluation(evaluate_position(evaluator, board, ply), cfg.agent)
+        lines += _evaluation(evaluate_position(evaluator, board, ply), cfg.agent,
+                             _rollouts([board], cfg, trials, flipped=False)[0] if trials else None)
         if info is not None:
             lines += _cube(cube_analysis(evaluator, board, info, ply), info)
     return "\n".join(lines)
+
+
+def _rollouts(boards, cfg: DictConfig, trials: int, flipped: bool):
+    """Cubeless rollouts of ``boards`` by the hint's agent (plays: seen by their mover)."""
+    import numpy as np
+
+    from bgzero.rollout import RolloutSettings, make_player, rollout_positions
+
+    results = rollout_positions(np.stack(boards), make_player(str(cfg.agent)),
+                                RolloutSettings(trials=trials, seed=cfg.get("rollout_seed", 0)))
+    return [r.flipped() for r in results] if flipped else results
 
 
 def _probs(probs) -> str:
@@ -53,21 +69,32 @@ def _probs(probs) -> str:
     return "  ".join(f"{p:5.3f}" for p in (win, wg, wbg, 1 - win, lg, lbg))
 
 
-def _moves_table(moves: list[RankedMove]) -> list[str]:
+def _moves_table(moves: list[RankedMove], rolled=()) -> list[str]:
+    """The ranked plays; with rollouts, the first ``len(rolled)`` get the rollout's equity, error and win chance."""
     width = max(9, *(len(m.move) for m in moves))
     best = moves[0].equity
-    rows = [f"  # ply  {'move':<{width}}   equity    diff  {_PROBS_HEADER}"]
+    extra = f"   rollout ± se    win  ({rolled[0].trials} trials)" if rolled else ""
+    rows = [f"  # ply  {'move':<{width}}   equity    diff  {_PROBS_HEADER}{extra}"]
     for rank, m in enumerate(moves, 1):
         diff = f"{m.equity - best:+7.3f}" if rank > 1 else " " * 7
         move = m.move or "(no move)"  # a roll that cannot be played
-        rows.append(f"{rank:3d} {m.ply:3d}  {move:<{width}}  {m.equity:+7.3f} {diff}  {_probs(m.probs)}")
+        rollout = _rollout_cell(rolled[rank - 1]) if rank <= len(rolled) else ""
+        rows.append(f"{rank:3d} {m.ply:3d}  {move:<{width}}  {m.equity:+7.3f} {diff}  {_probs(m.probs)}{rollout}")
     return rows
 
 
-def _evaluation(ev: PositionEvaluation, agent: str) -> list[str]:
-    return [f"Evaluation for the side on roll, before it rolls ({agent} at {ev.ply}-ply)",
+def _rollout_cell(r) -> str:
+    return f"  {r.equity:+7.3f} ± {r.equity_se:.3f}  {r.probs[0]:5.3f}"
+
+
+def _evaluation(ev: PositionEvaluation, agent: str, rolled=None) -> list[str]:
+    rows = [f"Evaluation for the side on roll, before it rolls ({agent} at {ev.ply}-ply)",
             f"  {_PROBS_HEADER}   cubeless equity",
             f"  {_probs(ev.probs)}   {ev.equity:+.3f}"]
+    if rolled is not None:
+        rows.append(f"  {_probs(rolled.probs)}   {rolled.equity:+.3f} ± {rolled.equity_se:.3f}  "
+                    f"rollout, {rolled.trials} trials")
+    return rows
 
 
 def _cube(cube: CubeAnalysis, info) -> list[str]:

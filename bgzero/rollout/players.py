@@ -1,0 +1,148 @@
+"""Who plays a rollout, and who judges it: a policy for the moves and the cube, a 0-ply evaluator.
+
+The *player* is any agent: it chooses every move and every cube action in the rollout.
+The *judge* is a 0-ply evaluator of positions before the roll: it values each roll for
+variance reduction and the positions where a rollout is truncated. A checkpoint judges
+its own rollouts; gnubg judges its own through ``gnubg-nn``; pubeval and the random
+player have no evaluation of their own and need a judge only for variance reduction or
+truncation. Any judge keeps a rollout unbiased (the luck it measures has mean zero);
+the closer it is to the player, the more variance it removes.
+
+A checkpoint at 0 ply plays exactly the judge's choice, so a rollout with variance
+reduction reuses the move it already found for the roll thrown; with a pruning net in the
+checkpoint that choice is pruned as gnubg's 0-ply is (the pruning net ranks, the contact
+net scores the best few: :func:`bgzero.agents.search.best_replies`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from bgzero.agents.base import Agent
+from bgzero.agents.search import PRUNE_KEEP
+from bgzero.agents.specs import make_agent, parse_spec
+from bgzero.engine.board import to_gnubg
+from bgzero.engine.classify import CONTACT
+from bgzero.engine.movegen import MoveBatch
+from bgzero.engine.segments import segment_argmax, segment_top_k
+from bgzero.errors import ConfigError
+from bgzero.value.evaluator import Evaluator
+from bgzero.value.probs import equity
+
+
+class NetJudge:
+    """A checkpoint's 0-ply evaluator, its pruning net used to rank moves where it has one."""
+
+    def __init__(self, evaluator: Evaluator, prune: bool = True):
+        self.evaluator = evaluator
+        self.prune = prune and evaluator.pruner is not None
+
+    def probs(self, boards: np.ndarray) -> np.ndarray:
+        """(N, 5) probabilities for the side on roll of each board, before it rolls."""
+        return self.evaluator.probs(boards)
+
+    def best(self, moves: MoveBatch) -> tuple[np.ndarray, np.ndarray]:
+        """Each segment's 0-ply choice (global index) and its probabilities (opponent on roll).
+
+        As :func:`bgzero.agents.search.best_replies`, but the chosen results' probabilities come
+        back too: variance reduction needs them and they were computed on the way.
+        """
+        ev, results = self.evaluator, moves.results
+        if not self.prune:
+            probs = ev.probs(results)
+            best = segment_argmax(-equity(probs), moves.offsets)
+            return best, probs[best]
+        contact = ev.route(results) == CONTACT
+        probs = np.zeros((len(results), 5), np.float32)
+        score = np.full(len(results), -np.inf, np.float32)
+        if (~contact).any():
+            probs[~contact] = ev.probs(results[~contact])
+            score[~contact] = -equity(probs[~contact])
+        if contact.any():
+            rank = np.full(len(results), -np.inf, np.float32)
+            rank[contact] = -ev.pruner.equities(results[contact])
+            rank[~contact] = score[~contact]
+            rescore = contact & segment_top_k(rank, moves.offsets, PRUNE_KEEP)
+            if rescore.any():
+                probs[rescore] = ev.contact_probs(results[rescore])
+                score[rescore] = -equity(probs[rescore])
+        best = segment_argmax(score, moves.offsets)
+        return best, probs[best]
+
+
+class GnubgJudge:
+    """GNU Backgammon's 0-ply net (``gnubg-nn``), one position at a time."""
+
+    def __init__(self):
+        try:
+            import gnubg_nn
+        except ImportError:
+            raise ConfigError("a gnubg judge needs GNU Backgammon's Python engine: pip install gnubg-nn") from None
+        self._probabilities = gnubg_nn.probabilities
+
+    def probs(self, boards: np.ndarray) -> np.ndarray:
+        return np.array([self._probabilities(to_gnubg(b), 0) for b in boards], np.float32).reshape(-1, 5)
+
+    def best(self, moves: MoveBatch) -> tuple[np.ndarray, np.ndarray]:
+        probs = self.probs(moves.results)
+        best = segment_argmax(-equity(probs), moves.offsets)
+        return best, probs[best]
+
+
+@dataclass
+class RolloutPlayer:
+    """The agent that plays, the judge that values rolls and truncated games, and whether
+    the agent's move is simply the judge's choice (``greedy``: then it is not asked)."""
+
+    agent: Agent
+    judge: NetJudge | GnubgJudge | None
+    greedy: bool = False
+
+    def choose(self, boards: np.ndarray, dice: np.ndarray, moves: MoveBatch) -> np.ndarray:
+        """Global indices of the moves played."""
+        if self.greedy:
+            return self.judge.best(moves)[0]
+        return self.agent.choose(boards, dice, moves)
+
+
+def make_judge(spec: str, prune: bool = True, database: bool = True) -> NetJudge | GnubgJudge:
+    """The judge a spec names: ``checkpoint:PATH`` (0 ply) or ``gnubg``."""
+    name, path, ply = parse_spec(spec)
+    if ply:
+        raise ConfigError(f"judge {spec!r}: a judge evaluates at 0 ply; drop '@{ply}'")
+    if name == "gnubg":
+        return GnubgJudge()
+    if name != "checkpoint" or not path:
+        raise ConfigError(f"judge {spec!r}: use checkpoint:PATH or gnubg")
+    from bgzero.value.checkpoint import load_evaluator
+    evaluator = load_evaluator(path)
+    evaluator.exact_bearoff = database
+    return NetJudge(evaluator, prune)
+
+
+def make_player(spec: str, judge: str | None = None, prune: bool = True, database: bool = True) -> RolloutPlayer:
+    """The rollout player an agent spec names, with its own judge unless ``judge`` names one.
+
+    ``database=False`` keeps the bear-off databases out of a checkpoint's evaluations (it then
+    values bear-offs with its nets), to test rollouts against the databases; gnubg always
+    reads its own.
+    """
+    name, path, ply = parse_spec(spec)
+    own = None
+    if name == "checkpoint" and path:
+        from bgzero.agents.neural import NeuralAgent
+        from bgzero.value.checkpoint import load_evaluator
+        evaluator = load_evaluator(path)
+        evaluator.exact_bearoff = database
+        agent = NeuralAgent(evaluator, ply=ply, name=f"{path}@{ply}")
+        own = NetJudge(evaluator, prune)
+    else:
+        agent = make_agent(spec)
+        if name == "gnubg" and judge is None:
+            own = GnubgJudge()
+    if judge is not None:
+        chosen = make_judge(judge, prune, database)
+        return RolloutPlayer(agent, chosen, greedy=False)
+    return RolloutPlayer(agent, own, greedy=own is not None and name == "checkpoint" and ply == 0)

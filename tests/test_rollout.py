@@ -1,0 +1,235 @@
+"""Rollouts: dice, variance reduction, truncation, bear-off exactness, the cube, reproducibility, the CLI."""
+
+import json
+
+import numpy as np
+import pytest
+from hydra import compose, initialize_config_dir
+
+from bgzero.agents.search import evaluate_ply
+from bgzero.cli.rollout import report, run
+from bgzero.cube import CubeState, MatchState
+from bgzero.engine.bearoff.probs import bearoff_probs
+from bgzero.engine.board import START
+from bgzero.engine.ids import board_from_position_id
+from bgzero.errors import ConfigError
+from bgzero.rollout import PlayerSpec, RolloutSettings, make_player, rollout_plays, rollout_positions
+from bgzero.rollout.dice import DICE, ROLL_WEIGHTS, TO_DISTINCT, trial_rolls
+from bgzero.rollout.lockstep import flip_delta, in_two_sided_database
+from bgzero.rollout.result import combined_z, summarise
+from bgzero.value.probs import equity
+from tests.conftest import CONFIGS
+
+REFERENCE = "checkpoint:checkpoints/reference.pt"
+
+
+@pytest.fixture(scope="module")
+def player():
+    return make_player(REFERENCE)
+
+
+def _board(rows):
+    """A (2, 25) board from {column: count} per side."""
+    b = np.zeros((2, 25), np.int8)
+    for side, cols in enumerate(rows):
+        for col, n in cols.items():
+            b[side, col] = n
+    return b
+
+
+# --------------------------------------------------------------------------- dice
+
+
+def test_first_rolls_are_stratified():
+    t = np.arange(1296)
+    first, second = trial_rolls(7, t, 0), trial_rolls(7, t, 1)
+    assert len(set(zip(first.tolist(), second.tolist()))) == 1296  # every pair once in a block
+    for lo in range(0, 1296, 36):  # and any 36 consecutive trials cover each roll once, both plies
+        assert sorted(first[lo:lo + 36]) == list(range(36))
+        assert sorted(second[lo:lo + 36]) == list(range(36))
+    assert not np.array_equal(trial_rolls(8, t, 0), first)  # the seed shuffles the order
+
+
+def test_dice_are_a_pure_function_of_seed_trial_and_ply():
+    t = np.arange(5000)
+    for ply in (0, 1, 2, 9):
+        whole = trial_rolls(3, t, ply)
+        assert np.array_equal(whole[1234:1300], trial_rolls(3, t[1234:1300], ply))
+        assert np.array_equal(whole[[4999, 7]], trial_rolls(3, np.array([4999, 7]), ply))
+    later = trial_rolls(3, np.arange(36 * 2000), 5)
+    assert abs(np.bincount(later, minlength=36) / len(later) - 1 / 36).max() < 0.004
+    assert np.isclose(ROLL_WEIGHTS.sum(), 1.0)
+    assert (DICE[TO_DISTINCT == 0] == 1).all()
+
+
+# --------------------------------------------------------------------------- pure helpers
+
+
+def test_summarise_and_flipped():
+    probs = np.array([[1, 1, 0, 0, 0], [0, 0, 0, 1, 0], [1, 0, 0, 0, 0], [1, 0, 0, 0, 0]], float)
+    r = summarise(probs)
+    assert r.trials == 4 and r.probs[0] == 0.75
+    assert r.equity == pytest.approx(np.mean([2, -2, 1, 1]))
+    assert r.equity_se == pytest.approx(np.std([2, -2, 1, 1], ddof=1) / 2)
+    f = r.flipped()
+    assert f.probs[0] == 0.25 and f.probs[1] == r.probs[3] and f.equity == -r.equity
+    assert combined_z(1.0, 0.3, 0.0, 0.4) == pytest.approx(2.0)
+    d = np.array([0.1, 0.02, 0.0, 0.03, 0.01])
+    assert equity(flip_delta(d)) - equity(np.zeros(5)) == pytest.approx(-(equity(d) - equity(np.zeros(5))))
+
+
+def test_two_sided_database_membership():
+    small = _board([{0: 3, 4: 2}, {1: 6}])
+    assert in_two_sided_database(np.stack([small, START])).tolist() == [True, False]
+    assert not in_two_sided_database(_board([{0: 7}, {0: 1}])[None])[0]
+
+
+# --------------------------------------------------------------------------- the engine
+
+
+def test_truncating_after_one_ply_with_variance_reduction_is_the_1ply_evaluation(player):
+    """Each trial's value minus its luck is the mean over the 21 rolls: 1-ply search exactly."""
+    boards = np.stack([START, board_from_position_id("4PPgAQPgc/ABMA")])
+    res = rollout_positions(boards, player, RolloutSettings(trials=36, truncate=1, seed=2))
+    one_ply = evaluate_ply(player.judge.evaluator, boards, 1)
+    for r, p in zip(res, one_ply):
+        assert r.equity == pytest.approx(float(equity(p)), abs=2e-5)
+        assert r.equity_se < 1e-5
+
+
+def test_variance_reduction_keeps_the_mean_and_cuts_the_error(player):
+    s = {"trials": 432, "truncate": 5, "seed": 11}
+    on = rollout_positions(START[None], player, RolloutSettings(vr=True, **s))[0]
+    off = rollout_positions(START[None], player, RolloutSettings(vr=False, **s))[0]
+    assert on.equity_se * 3 < off.equity_se
+    assert combined_z(on.equity, on.equity_se, off.equity, off.equity_se) < 3
+
+
+def test_bearoff_rollouts_agree_with_the_exact_database():
+    """A player kept away from the databases plays bear-offs out; the exact table is the truth."""
+    blind = make_player(REFERENCE, database=False)
+    boards = np.stack([_board([{0: 2, 2: 1, 4: 2}, {1: 2, 3: 2, 5: 1}]),
+                       _board([{5: 3}, {0: 1, 1: 1, 2: 1}]),
+                       _board([{0: 1, 3: 2, 5: 2}, {2: 3, 4: 3}])])
+    exact = bearoff_probs(boards)[:, 0]
+    res = rollout_positions(boards, blind, RolloutSettings(trials=648, seed=5, database=False))
+    for r, p in zip(res, exact):
+        assert abs(r.probs[0] - p) <= 3 * r.probs_se[0] + 1e-3, (r.probs, p)
+    ended = rollout_positions(boards, make_player(REFERENCE), RolloutSettings(trials=72, seed=5))
+    for r, p in zip(ended, exact):  # ends at the database after one roll: exact with the luck taken off
+        assert r.probs[0] == pytest.approx(p, abs=1e-4)
+
+
+def test_same_numbers_whatever_the_split(player):
+    roots = np.stack([START, board_from_position_id("4PPgAQPgc/ABMA")])
+    s = RolloutSettings(trials=60, truncate=9, seed=4, batch=40)
+    here = rollout_positions(roots, player, s)
+    spec = PlayerSpec(REFERENCE)
+    assert rollout_positions(roots, spec, s) == here
+    assert rollout_positions(roots, spec, s, processes=2) == here
+
+
+def test_stopping_at_a_target_error(player):
+    s = RolloutSettings(trials=1296, truncate=3, seed=1, batch=72, se=0.01)
+    r = rollout_positions(START[None], player, s)[0]
+    assert r.trials < 1296 and r.equity_se <= 0.01
+    assert rollout_positions(START[None], player, s)[0] == r  # reproducible
+
+
+def test_plays_share_their_dice_and_come_best_first(player):
+    position, plays = rollout_plays(START, (3, 1), player, RolloutSettings(trials=72, truncate=4, seed=0), top=3,
+                                    with_position=True)
+    assert plays[0].move == "8/5 6/5"
+    assert [p.result.equity for p in plays] == sorted((p.result.equity for p in plays), reverse=True)
+    assert position.trials == 72 and all(p.result.trials == 72 for p in plays)
+
+
+# --------------------------------------------------------------------------- the cube
+
+
+def test_cubeful_without_doubles_equals_cubeless():
+    """pubeval never doubles: played out to the end, its cubeful money result is the cubeless one."""
+    pub = make_player("pubeval")
+    state = MatchState(cube=CubeState(2, 0))
+    r = rollout_positions(START[None], pub, RolloutSettings(trials=36, vr=False, cubeful=True, seed=3, database=False),
+                          [state], [0])[0]
+    assert r.cubeful_equity == pytest.approx(r.equity)
+
+
+def test_cubeful_money_and_match(player):
+    race = board_from_position_id("69YpAQC3W8UAAA")  # a race at 77% that the player doubles
+    money = rollout_positions(race[None], player, RolloutSettings(trials=72, truncate=6, cubeful=True, seed=2))[0]
+    assert money.cubeful_equity > money.equity + 0.1  # the double (taken or passed) is worth more than no cube
+    match = rollout_positions(race[None], player, RolloutSettings(trials=72, truncate=6, cubeful=True, seed=2),
+                              [MatchState(7, (2, 4))], [0])[0]
+    assert -3 <= match.cubeful_equity <= 3 and match.cubeful_se >= 0
+
+
+# --------------------------------------------------------------------------- refusals and the CLI
+
+
+@pytest.mark.parametrize("field,value", [("trials", 0), ("truncate", 0), ("se", -1.0), ("seconds", 0.0),
+                                         ("batch", 0), ("seed", -1)])
+def test_bad_settings_are_refused(field, value):
+    with pytest.raises(ConfigError, match=field):
+        RolloutSettings(**{field: value}).check()
+
+
+def test_an_agent_without_a_judge_needs_vr_off():
+    with pytest.raises(ConfigError, match="judge"):
+        rollout_positions(START[None], make_player("pubeval"), RolloutSettings(trials=2))
+    with pytest.raises(ConfigError, match="PlayerSpec"):
+        rollout_positions(START[None], make_player("pubeval"), RolloutSettings(trials=2, vr=False), processes=2)
+
+
+def _cfg(*overrides):
+    with initialize_config_dir(config_dir=str(CONFIGS), version_base="1.3"):
+        return compose("rollout", overrides=list(overrides))
+
+
+def test_cli_writes_the_json(tmp_path):
+    out = tmp_path / "r.json"
+    doc = run(_cfg("position=4HPwATDgc/ABMA", "dice=31", "top=2", f"agent={REFERENCE}", "trials=36",
+                   "truncate=2", "progress=false", f"output={out}", "cubeful=true"))
+    saved = json.loads(out.read_text())
+    assert saved == json.loads(json.dumps(doc))
+    for entry in [saved] + saved["moves"]:
+        assert {"probs", "equity", "equity_se", "cubeful_equity", "cubeful_se", "trials"} <= set(entry)
+    assert saved["moves"][0]["move"] == "8/5 6/5" and len(saved["moves"]) == 2
+    assert "8/5 6/5" in report(doc)
+
+
+@pytest.mark.parametrize("override,message", [("position=nonsense", "Position ID"), ("trials=x", "trials"),
+                                              ("top=0", "top"), ("agent=pubeval", "judge")])
+def test_cli_refuses_bad_input(override, message):
+    cfg = _cfg("position=4HPwATDgc/ABMA", "progress=false", override)
+    with pytest.raises((ConfigError, ValueError), match=message):
+        run(cfg)
+
+
+def test_hint_adds_rollout_columns():
+    from bgzero.cli import hint
+
+    with initialize_config_dir(config_dir=str(CONFIGS), version_base="1.3"):
+        cfg = compose("hint", ["position=4HPwATDgc/ABMA", "dice=31", f"agent={REFERENCE}", "rollout=36",
+                               "rollout_top=2"])
+    lines = hint.run(cfg).splitlines()
+    assert "rollout ± se" in lines[2] and "(36 trials)" in lines[2]
+    assert "±" in lines[3] and "±" in lines[4] and "±" not in lines[5]
+    with initialize_config_dir(config_dir=str(CONFIGS), version_base="1.3"):
+        bad = compose("hint", ["position=4HPwATDgc/ABMA", f"agent={REFERENCE}", "rollout=0"])
+    with pytest.raises(ConfigError, match="rollout"):
+        hint.run(bad)
+
+
+@pytest.mark.slow  # starting Ray takes ~30 s here
+def test_ray_actors_give_the_same_numbers(player):
+    ray = pytest.importorskip("ray")
+    roots = np.stack([START, board_from_position_id("4PPgAQPgc/ABMA")])
+    s = RolloutSettings(trials=40, truncate=5, seed=4, batch=40)
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        assert rollout_positions(roots, PlayerSpec(REFERENCE), s, processes=2, backend="ray") == \
+            rollout_positions(roots, player, s)
+    finally:
+        ray.shutdown()
