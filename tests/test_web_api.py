@@ -1,6 +1,7 @@
 """bgzero-web's JSON API: answers, clear 4xx refusals, bounded sessions and queue, a whole game over HTTP."""
 
 import asyncio
+import json
 import threading
 
 import pytest
@@ -67,10 +68,16 @@ def test_evaluate_and_cube(client):
     assert owned["decision"] is None and "owns the cube" in owned["reason"]
 
 
-def test_rollout_is_refused_without_an_engine_and_streams_with_one(client):
-    r = client.post("/api/rollout", json={"position": START})
-    assert r.status_code == 501 and "issue 18" in r.json()["error"]
-    assert client.post("/api/rollout", json={"position": "bad"}).status_code == 400  # checked before the 501
+def test_rollout_streams_progress_then_the_result(client):
+    assert client.post("/api/rollout", json={"position": "bad"}).status_code == 400  # checked before any work
+    lines = [json.loads(line) for line in
+             client.post("/api/rollout", json={"position": START, "trials": 72, "agent": "strong"}).text.splitlines()]
+    assert [line["progress"]["trials"] for line in lines[:-1]] == [36, 72]
+    result = lines[-1]["result"]
+    assert result["trials"] == 72 and abs(result["equity"]) < 0.3 and 0 < result["equity_se"] < 0.1
+
+
+def test_rollout_runner_contract():
 
     def runner(request, progress):  # the interface's contract: progress reports, then the result
         for done in (10, 20):

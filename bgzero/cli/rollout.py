@@ -10,7 +10,7 @@ from bgzero.atomic import atomic_write_text
 from bgzero.cli import CONFIGS, one_line_errors
 from bgzero.cube import MatchState, from_match_info
 from bgzero.errors import ConfigError
-from bgzero.rollout import PlayerSpec, RolloutSettings, rollout_plays, rollout_positions
+from bgzero.rollout import PlayerSpec, RolloutSettings, rollout_document
 
 _HEADER = "  win    w g   w bg   lose    l g   l bg"
 
@@ -52,14 +52,7 @@ def run(cfg: DictConfig) -> dict:
            "agent": str(cfg.agent), "judge": cfg.judge, "settings": {
                k: getattr(settings, k) for k in ("trials", "truncate", "vr", "cubeful", "seed", "database", "se",
                                                  "seconds")}}
-    if dice is None:
-        doc.update(rollout_positions(board[None], spec, settings, [state], [on_roll], **run_args)[0].as_dict())
-    else:
-        position, plays = rollout_plays(board, dice, spec, settings, top=cfg.top, state=state,
-                                        player_on_roll=on_roll, with_position=True, **run_args)
-        doc.update(position.as_dict())
-        doc["dice"] = list(dice)
-        doc["moves"] = [{"move": p.move or "(no move)", **p.result.as_dict()} for p in plays]
+    doc.update(rollout_document(board, dice, spec, settings, state, on_roll, top=cfg.top, **run_args))
     if cfg.output is not None:
         atomic_write_text(cfg.output, json.dumps(doc, indent=1) + "\n")
     return doc

@@ -25,7 +25,7 @@ from bgzero.rollout.result import RolloutResult
 from bgzero.value.probs import equity
 
 __all__ = ["PlayerSpec", "RolledPlay", "RolloutPlayer", "RolloutResult", "RolloutSettings", "make_player",
-           "rollout", "rollout_plays", "rollout_positions"]
+           "rollout", "rollout_document", "rollout_plays", "rollout_positions"]
 
 
 def rollout_positions(boards: np.ndarray, player: RolloutPlayer | PlayerSpec, settings: RolloutSettings,
@@ -75,3 +75,20 @@ def rollout_plays(board: np.ndarray, dice, player: RolloutPlayer | PlayerSpec, s
              for k, r in zip(order.tolist(), results)]
     key = (lambda p: -p.result.cubeful_equity) if settings.cubeful else (lambda p: -p.result.equity)
     return position, sorted(plays, key=key)
+
+
+def rollout_document(board: np.ndarray, dice, player: RolloutPlayer | PlayerSpec, settings: RolloutSettings,
+                     state: MatchState | None = None, player_on_roll: int = 0, top: int = 5, **run) -> dict:
+    """A position's rollout before the roll, and with ``dice`` its ``top`` plays too, as JSON-ready data.
+
+    ``probs``, ``equity``, ``equity_se`` (and ``cubeful_equity``, ``cubeful_se`` when cubeful),
+    ``trials``; with dice, ``dice`` and ``moves``, each with its ``move`` in gnubg notation.
+    What ``bgzero-rollout`` writes and ``/api/rollout`` answers.
+    """
+    state = state if state is not None else MatchState()
+    if dice is None:
+        return rollout_positions(np.asarray(board)[None], player, settings, [state], [player_on_roll], **run)[0].as_dict()
+    position, plays = rollout_plays(board, dice, player, settings, top=top, state=state,
+                                    player_on_roll=player_on_roll, with_position=True, **run)
+    return {**position.as_dict(), "dice": list(dice),
+            "moves": [{"move": p.move or "(no move)", **p.result.as_dict()} for p in plays]}

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import multiprocessing as mp
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -30,6 +30,7 @@ from bgzero.rollout.result import RolloutResult, standard_error, summarise
 from bgzero.value.probs import equity
 
 BACKENDS = ("local", "ray")
+Progress = Callable[[int, int, float], None]
 
 
 @dataclass(frozen=True)
@@ -152,8 +153,11 @@ def _ray(player: PlayerSpec, job: Job, plan: list[tuple[int, int]], processes: i
 def rollout(roots: np.ndarray, player: RolloutPlayer | PlayerSpec, settings: RolloutSettings,
             states: Sequence[MatchState] | None = None, root_players: Sequence[int] | None = None,
             processes: int = 1, backend: str = "local", ray_address: str | None = None,
-            progress: bool = False) -> list[RolloutResult]:
+            progress: bool | Progress = False) -> list[RolloutResult]:
     """Roll out each of ``roots`` (side on roll, before it rolls); one result per root.
+
+    ``progress``: ``True`` for a progress bar, or a function told ``(trials done, trials in
+    all, worst standard error)`` after every batch (the web app streams it).
 
     ``states`` / ``root_players`` give each root's match state and the player on roll
     (cubeful rollouts; default money, centred cube, player 0). More than one process, or
@@ -182,12 +186,13 @@ def rollout(roots: np.ndarray, player: RolloutPlayer | PlayerSpec, settings: Rol
 
 
 def _collect(runs: Iterator[ChunkOutcome], plan, positions: int, settings: RolloutSettings,
-             progress: bool) -> list[RolloutResult]:
+             progress: bool | Progress) -> list[RolloutResult]:
     """Take batches in order until the trials are done or a stopping rule is met."""
     probs: list[list[np.ndarray]] = [[] for _ in range(positions)]
     cubeful: list[list[np.ndarray]] = [[] for _ in range(positions)]
     start = time.perf_counter()
-    with tqdm(total=positions * settings.trials, unit="trial", disable=not progress, dynamic_ncols=True) as bar:
+    total, done = positions * settings.trials, 0
+    with tqdm(total=total, unit="trial", disable=progress is not True, dynamic_ncols=True) as bar:
         try:
             for (lo, hi), outcome in zip(plan, runs):
                 owner = np.arange(lo, hi) % positions
@@ -198,6 +203,9 @@ def _collect(runs: Iterator[ChunkOutcome], plan, positions: int, settings: Rollo
                 worst = _worst_se(probs, cubeful, settings.cubeful)
                 bar.update(hi - lo)
                 bar.set_postfix_str(f"se {worst:.4f}")
+                done += hi - lo
+                if callable(progress):
+                    progress(done, total, worst)
                 if settings.se is not None and worst <= settings.se:
                     break
                 if settings.seconds is not None and time.perf_counter() - start >= settings.seconds:

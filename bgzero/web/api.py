@@ -33,7 +33,7 @@ from bgzero.engine.ids import MatchInfo
 from bgzero.errors import BgzeroError, ConfigError
 from bgzero.web.engine import BusyError, Engine
 from bgzero.web.games import ANSWER, MOVING, ROLL, Sessions, UnknownSessionError, WebGame
-from bgzero.web.rollouts import NOT_INSTALLED, RolloutRequest, RolloutRunner
+from bgzero.web.rollouts import RolloutRequest, RolloutRunner, run_rollout
 from bgzero.web.watch import frames, summary
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -74,8 +74,8 @@ class Rollout(BaseModel):
 
 
 def create_app(engine: Engine, *, default_agent: str, hint_agent: str | None = None, sessions: int = 64,
-               upload_bytes: int = 1_000_000, rollout: RolloutRunner | None = None) -> FastAPI:
-    """The app serving ``engine``'s agents; ``rollout`` runs ``/api/rollout`` (501 without one)."""
+               upload_bytes: int = 1_000_000, rollout: RolloutRunner = run_rollout) -> FastAPI:
+    """The app serving ``engine``'s agents; ``rollout`` runs ``/api/rollout``."""
     engine.check(default_agent)
     hint_agent = hint_agent or default_agent
     engine.check(hint_agent)
@@ -159,9 +159,7 @@ def create_app(engine: Engine, *, default_agent: str, hint_agent: str | None = N
         info = _match(body.match)
         request = RolloutRequest(read_position(body.position), parse_dice(body.dice) if body.dice else None,
                                  from_match_info(info) if info else MatchState(0), agent_of(body.agent),
-                                 body.trials, body.seed, body.top)
-        if rollout is None:
-            return JSONResponse({"error": NOT_INSTALLED}, status_code=501)
+                                 body.trials, body.seed, body.top, info.dice_owner if info else 0)
         return StreamingResponse(_stream(engine, rollout, request), media_type="application/x-ndjson")
 
     # ---- a person's game

@@ -2,9 +2,7 @@
 
 A :class:`RolloutRunner` rolls out one request and reports its progress through a callback
 as it goes; the endpoint streams those reports to the client as JSON lines, then the
-result. Rollouts themselves belong to :mod:`bgzero.rollout` (issue 18), which has not
-landed yet: until a runner over it is passed to :func:`bgzero.web.api.create_app`, the
-endpoint checks the request and answers 501 with :data:`NOT_INSTALLED`.
+result. :func:`run_rollout` is the runner over :mod:`bgzero.rollout`; tests pass their own.
 """
 
 from __future__ import annotations
@@ -16,6 +14,7 @@ from typing import Protocol
 import numpy as np
 
 from bgzero.cube import MatchState
+from bgzero.rollout import RolloutSettings, make_player, rollout_document
 
 Progress = Callable[[int, int, dict], None]
 """``progress(trials_done, trials_total, partial_result)``, called from the runner's thread."""
@@ -32,6 +31,7 @@ class RolloutRequest:
     trials: int
     seed: int
     top: int = 5
+    on_roll: int = 0  # the player on roll in ``state`` (the Match ID's dice owner)
 
 
 class RolloutRunner(Protocol):
@@ -39,5 +39,10 @@ class RolloutRunner(Protocol):
         """The finished rollout as JSON-ready data (probabilities, equities, standard errors, trials)."""
 
 
-NOT_INSTALLED = ("rollouts need the bgzero.rollout package (issue 18), which this installation does not have yet; "
-                 "/api/move, /api/evaluate and /api/cube work meanwhile")
+def run_rollout(request: RolloutRequest, progress: Progress) -> dict:
+    """A variance-reduced rollout by the request's agent, cubeful in a match, reporting after every batch."""
+    settings = RolloutSettings(trials=request.trials, seed=request.seed, cubeful=not request.state.is_money,
+                               batch=min(RolloutSettings.batch, max(36, request.trials // 10 // 36 * 36)))  # ~10 reports
+    return rollout_document(request.board, request.dice, make_player(request.agent), settings, request.state,
+                            request.on_roll, top=request.top,
+                            progress=lambda done, total, se: progress(done, total, {"se": se}))
