@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from bgzero.value.checkpoint import load_checkpoint
+from bgzero.value.checkpoint import load_checkpoint, net_fields, save_checkpoint
+from bgzero.value.net import NetConfig, ValueNet
 
 REPO = Path(__file__).resolve().parents[1]
 TINY = ["experiment=tiny", "eval.every_games=0", "eval.final_games=2", "train.checkpoint_every=32",
@@ -60,15 +61,43 @@ def _wait_for(predicate, seconds: float) -> bool:
 
 
 def _checkpoint_games(out: Path) -> int:
-    """The games of ``last.pt``; it is written first, so no numbered checkpoint is newer."""
+    """The games of ``last.pt``, checked against the numbered checkpoints, while the run may be writing.
+
+    The learner writes ``last.pt`` first, so the numbered ones are listed before ``last.pt``
+    is read: read the other way round, a checkpoint written in between looks newer than it.
+    """
     if not (out / "last.pt").exists():
         return 0
+    numbered = sorted((out / "checkpoints").glob("games_*.pt"))
     last = load_checkpoint(out / "last.pt")["games"]
-    numbered = max(int(p.stem.split("_")[1]) for p in (out / "checkpoints").glob("games_*.pt"))
-    assert last >= numbered, f"last.pt has {last} games, the newest checkpoint {numbered}"
-    for p in (out / "checkpoints").glob("games_*.pt"):
+    newest = max((int(p.stem.split("_")[1]) for p in numbered), default=0)  # killed before the first one
+    assert last >= newest, f"last.pt has {last} games, the newest checkpoint {newest}"
+    for p in numbered:
         load_checkpoint(p)
     return last
+
+
+def test_counting_races_no_checkpoint_written_meanwhile(tmp_path, monkeypatch):
+    """A checkpoint the learner writes while the test counts is no lost game (the 224-vs-256 report)."""
+    net = ValueNet(NetConfig(hidden=[4]))
+
+    def write(games: int) -> None:  # as the learner does: last.pt first
+        state = {**net_fields(net), "encoder": "tesauro198", "games": games}
+        save_checkpoint(tmp_path / "last.pt", state)
+        save_checkpoint(tmp_path / "checkpoints" / f"games_{games:09d}.pt", state)
+
+    write(224)
+
+    read = load_checkpoint
+
+    def load_while_the_learner_writes(path):
+        state = read(path)
+        if path.name == "last.pt" and state["games"] == 224:
+            write(256)
+        return state
+    monkeypatch.setattr(sys.modules[__name__], "load_checkpoint", load_while_the_learner_writes)
+    assert _checkpoint_games(tmp_path) == 224
+    assert _checkpoint_games(tmp_path) == 256
 
 
 def fault_round(out: Path, victim: str, rng: random.Random, games: int = 100_000) -> dict:
