@@ -3,7 +3,8 @@
 Each round asserts that nothing is left running (no orphaned worker), that the run directory
 holds a loadable ``last.pt`` equal to the newest checkpoint (nothing lost beyond it), that a
 resume continues from it and finishes, and that no traceback was printed. The default test
-runs one round of each kind; ``-m slow`` runs more, with kill times drawn from a seed.
+kills the learner once; ``-m slow`` also kills workers, over more rounds, with kill times
+drawn from a seed.
 """
 
 import os
@@ -122,7 +123,7 @@ def fault_round(out: Path, victim: str, rng: random.Random, games: int = 100_000
     if victim == "worker":
         assert code == 1 and "a self-play worker died" in stderr, (code, stderr)
     assert _wait_for(lambda: not any(_alive(p) for p in workers), 15), "a worker outlived its learner"
-    return {"games": _checkpoint_games(out), "processes": len(workers)}
+    return {"games": _checkpoint_games(out), "processes": len(workers), "resumed": resume}
 
 
 def finish(out: Path, games: int) -> int:
@@ -136,6 +137,13 @@ def finish(out: Path, games: int) -> int:
     return load_checkpoint(out / "last.pt")["games"]
 
 
+def test_killed_learner_leaves_no_worker_and_loses_nothing(tmp_path):
+    out = tmp_path / "run"
+    killed = fault_round(out, "learner", random.Random(17))
+    assert finish(out, killed["games"] + 16) >= killed["games"] + 16
+
+
+@pytest.mark.slow
 def test_killed_worker_then_killed_learner_lose_nothing(tmp_path):
     rng = random.Random(17)
     out = tmp_path / "run"
@@ -150,12 +158,11 @@ def test_many_random_kills(tmp_path):
     rng = random.Random(2026)
     out = tmp_path / "run"
     kills = {"learner": 0, "worker": 0}
-    resumes = 0
+    resumes = 1  # the final in-process one
     for _ in range(10):
         victim = rng.choice(["learner", "worker"])
-        fault_round(out, victim, rng)
+        resumes += fault_round(out, victim, rng)["resumed"]
         kills[victim] += 1
-        resumes += 1
     final = finish(out, _checkpoint_games(out) + 16)
     print(f"\nfaults: {kills['learner']} learner kills, {kills['worker']} worker kills, {resumes} resumes, "
           f"0 orphans, 0 games lost beyond the last checkpoint; {final} games at the end")
