@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -107,6 +108,14 @@ def text(*, null: bool = False) -> Rule:
     return rule
 
 
+def device() -> Rule:
+    """``cpu``, ``cuda`` or ``cuda:N``: text, so ``device=inf`` or ``device=1`` (Hydra's numbers) are refused here."""
+    def rule(key, value):
+        if not isinstance(value, str) or not re.fullmatch(r"cpu|cuda(:\d+)?", value):
+            _fail(key, value, "cpu or cuda (cuda:N for one GPU of several)")
+    return rule
+
+
 def widths() -> Rule:
     """A non-empty list of layer widths, each a whole number >= 1, like [128] or [256,64]."""
     def rule(key, value):
@@ -174,7 +183,7 @@ PROCESSES = whole(1, auto=True)
 # --------------------------------------------------------------------------- one schema per command
 
 TRAIN: dict[str, Rule] = {
-    "seed": SEED, "name": text(), "device": text(),
+    "seed": SEED, "name": text(), "device": device(),
     "train.games": whole(0), "train.checkpoint_every": whole(1), "train.out_dir": output_dir(),
     "train.resume": text(null=True), "train.progress": flag(),
     "net.hidden": widths(), "net.activation": text(), "net.race.hidden": widths(), "net.race.activation": text(),

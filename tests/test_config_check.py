@@ -30,7 +30,7 @@ def _cfg(name, *overrides):
     "td.lam=abc", "net.hidden=abc", "td.lr=nan", "td.lr=inf", "train.checkpoint_every=0", "seed=-1", "seed=abc",
     "train.games=abc", "td.batch_size=1.5", "td.epochs=0", "net.hidden=[1.5]", "train.checkpoint_every=-5",
     "eval.every_games=-1", "eval.final_games=0", "net.exact_bearoff=maybe", "selfplay.epsilon=nan",
-    "train.progress=1"])
+    "train.progress=1", "device=inf", "device=1", "device=tpu"])
 def test_train_values(tmp_path, override):
     with pytest.raises(ConfigError, match=override.split("=")[0].replace(".", r"\.")) as e:
         train(compose_train("experiment=tiny", f"train.out_dir={tmp_path / 'run'}", override))

@@ -3,7 +3,8 @@
 Each round asserts that nothing is left running (no orphaned worker), that the run directory
 holds a loadable ``last.pt`` equal to the newest checkpoint (nothing lost beyond it), that a
 resume continues from it and finishes, and that no traceback was printed. The default test
-runs one round of each kind; ``-m slow`` runs more, with kill times drawn from a seed.
+kills the learner once; ``-m slow`` also kills workers, over more rounds, with kill times
+drawn from a seed.
 """
 
 import os
@@ -16,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from bgzero.value.checkpoint import load_checkpoint
+from bgzero.value.checkpoint import load_checkpoint, net_fields, save_checkpoint
+from bgzero.value.net import NetConfig, ValueNet
 
 REPO = Path(__file__).resolve().parents[1]
 TINY = ["experiment=tiny", "eval.every_games=0", "eval.final_games=2", "train.checkpoint_every=32",
@@ -60,15 +62,43 @@ def _wait_for(predicate, seconds: float) -> bool:
 
 
 def _checkpoint_games(out: Path) -> int:
-    """The games of ``last.pt``; it is written first, so no numbered checkpoint is newer."""
+    """The games of ``last.pt``, checked against the numbered checkpoints, while the run may be writing.
+
+    The learner writes ``last.pt`` first, so the numbered ones are listed before ``last.pt``
+    is read: read the other way round, a checkpoint written in between looks newer than it.
+    """
     if not (out / "last.pt").exists():
         return 0
+    numbered = sorted((out / "checkpoints").glob("games_*.pt"))
     last = load_checkpoint(out / "last.pt")["games"]
-    numbered = max(int(p.stem.split("_")[1]) for p in (out / "checkpoints").glob("games_*.pt"))
-    assert last >= numbered, f"last.pt has {last} games, the newest checkpoint {numbered}"
-    for p in (out / "checkpoints").glob("games_*.pt"):
+    newest = max((int(p.stem.split("_")[1]) for p in numbered), default=0)  # killed before the first one
+    assert last >= newest, f"last.pt has {last} games, the newest checkpoint {newest}"
+    for p in numbered:
         load_checkpoint(p)
     return last
+
+
+def test_counting_races_no_checkpoint_written_meanwhile(tmp_path, monkeypatch):
+    """A checkpoint the learner writes while the test counts is no lost game (the 224-vs-256 report)."""
+    net = ValueNet(NetConfig(hidden=[4]))
+
+    def write(games: int) -> None:  # as the learner does: last.pt first
+        state = {**net_fields(net), "encoder": "tesauro198", "games": games}
+        save_checkpoint(tmp_path / "last.pt", state)
+        save_checkpoint(tmp_path / "checkpoints" / f"games_{games:09d}.pt", state)
+
+    write(224)
+
+    read = load_checkpoint
+
+    def load_while_the_learner_writes(path):
+        state = read(path)
+        if path.name == "last.pt" and state["games"] == 224:
+            write(256)
+        return state
+    monkeypatch.setattr(sys.modules[__name__], "load_checkpoint", load_while_the_learner_writes)
+    assert _checkpoint_games(tmp_path) == 224
+    assert _checkpoint_games(tmp_path) == 256
 
 
 def fault_round(out: Path, victim: str, rng: random.Random, games: int = 100_000) -> dict:
@@ -93,7 +123,7 @@ def fault_round(out: Path, victim: str, rng: random.Random, games: int = 100_000
     if victim == "worker":
         assert code == 1 and "a self-play worker died" in stderr, (code, stderr)
     assert _wait_for(lambda: not any(_alive(p) for p in workers), 15), "a worker outlived its learner"
-    return {"games": _checkpoint_games(out), "processes": len(workers)}
+    return {"games": _checkpoint_games(out), "processes": len(workers), "resumed": resume}
 
 
 def finish(out: Path, games: int) -> int:
@@ -107,6 +137,13 @@ def finish(out: Path, games: int) -> int:
     return load_checkpoint(out / "last.pt")["games"]
 
 
+def test_killed_learner_leaves_no_worker_and_loses_nothing(tmp_path):
+    out = tmp_path / "run"
+    killed = fault_round(out, "learner", random.Random(17))
+    assert finish(out, killed["games"] + 16) >= killed["games"] + 16
+
+
+@pytest.mark.slow
 def test_killed_worker_then_killed_learner_lose_nothing(tmp_path):
     rng = random.Random(17)
     out = tmp_path / "run"
@@ -121,12 +158,11 @@ def test_many_random_kills(tmp_path):
     rng = random.Random(2026)
     out = tmp_path / "run"
     kills = {"learner": 0, "worker": 0}
-    resumes = 0
+    resumes = 1  # the final in-process one
     for _ in range(10):
         victim = rng.choice(["learner", "worker"])
-        fault_round(out, victim, rng)
+        resumes += fault_round(out, victim, rng)["resumed"]
         kills[victim] += 1
-        resumes += 1
     final = finish(out, _checkpoint_games(out) + 16)
     print(f"\nfaults: {kills['learner']} learner kills, {kills['worker']} worker kills, {resumes} resumes, "
           f"0 orphans, 0 games lost beyond the last checkpoint; {final} games at the end")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import time
 from collections import Counter
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -19,7 +20,7 @@ import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bgzero.arena.matfile import format_match, parse_match
+from bgzero.arena.matfile import format_match, parse_match, player_name
 from bgzero.config_check import TRAIN
 from bgzero.engine.board import START
 from bgzero.engine.ids import board_from_position_id, match_id, match_info_from_id, position_id
@@ -119,8 +120,8 @@ def test_move_notation(case):
 @run(st.one_of(_mutations(GOLDEN.replace("$", "")), st.text(max_size=200)))
 def test_mat_reader(text):
     record = fuzz(".mat reader", parse_match, text)
-    if record is not None:
-        assert parse_match(format_match(record)) == record
+    if record is not None:  # the writer keeps names gnubg's importer reads intact (player_name), nothing else
+        assert parse_match(format_match(record)) == replace(record, names=tuple(map(player_name, record.names)))
 
 
 @run(st.one_of(*(_mutations(line) for line in (START_ON_ROLL, BAR_AT_2_4, CUBE_AT_2_0, DOUBLED_AT_2_0)),
@@ -172,5 +173,5 @@ def test_config_values(case):
         TRAIN[key](key, value)
         return True
     ok = fuzz("config value", check)
-    if ok and isinstance(value, float):
-        assert np.isfinite(value)  # no nan or inf gets through
+    if ok and isinstance(value, float) and not np.isfinite(value):  # Hydra reads name=inf as a float:
+        TRAIN[key](key, str(value))  # only a rule that takes text lets it through, as the word it is

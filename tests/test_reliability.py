@@ -115,3 +115,9 @@ def test_an_unfinished_match_is_not_called_a_money_session():
     out = io.StringIO()
     show_match(cut, out=out, sleep=lambda _: None)
     assert "did not finish" in out.getvalue() and "Money session" not in out.getvalue()
+
+
+def test_control_characters_in_a_mat_name_do_not_reach_the_terminal():
+    """A name read from a file is printed by bgzero-replay: an ESC in it would drive the terminal."""
+    record = parse_match(_golden_text().replace(" alice : 0 ", "\x1b[2Jalice : 0 ", 1))
+    assert record.names[0] == "_[2Jalice"

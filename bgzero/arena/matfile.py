@@ -230,7 +230,12 @@ def _score_line(lines: list[str], first: int, body: list[int]) -> tuple[tuple[st
     if not found:
         raise MatFormatError(f"line {body[0] + 1}: expected 'name : score   name : score', got {shown(lines[body[0]].strip())}")
     name0, s0, name1, s1 = found.groups()
-    return (name0, name1), (int(s0), int(s1))
+    return (_printable(name0), _printable(name1)), (int(s0), int(s1))
+
+
+def _printable(name: str) -> str:
+    """``name`` with control characters as ``_``: an ESC in a file's name would drive the terminal that replays it."""
+    return "".join(c if c.isprintable() else "_" for c in name)
 
 
 def _columns(line: str) -> tuple[str, str]:

@@ -7,6 +7,11 @@ from its node's shared memory once per chunk, whichever node it runs on. Each ac
 that crashes (its process killed, its node lost) is replaced by a fresh one on whatever
 node has room; the run loses only the chunks that actor had in flight. An actor that
 cannot even start stops the run: its replacements would not start either.
+
+A learner that dies leaves no orphan here, so the actors need no ``getppid`` watch as local
+workers do (their parent is a Ray worker pool, not the learner): they are not detached,
+and Ray ends an actor when its owner, the driver, is gone; the Ray instance ``ray.init``
+starts on this machine is fate-shared with the driver as well.
 """
 
 from __future__ import annotations
