@@ -139,13 +139,15 @@ def create_app(engine: Engine, *, default_agent: str, hint_agent: str | None = N
 
     @app.get("/api/evaluate", summary="The side on roll's chances before it rolls")
     async def evaluate(position: str = Query(..., description=POSITION_HELP), agent: str | None = Query(None)):
-        (board, _), spec = _position(position, None), agent_of(agent)
+        (board, info), spec = _position(position, None), agent_of(agent)
 
         def work():
             evaluator, ply = engine.evaluator(spec)
             return evaluate_position(evaluator, board, ply)
 
-        return {"position": position, "agent": spec, "board": board.tolist(), **asdict(await engine.run(work))}
+        rolled = info is not None and info.dice != (0, 0)  # the roll an XGID or Match ID carries, for the page
+        return {"position": position, "agent": spec, "board": board.tolist(), "dice": list(info.dice) if rolled else None,
+                **asdict(await engine.run(work))}
 
     @app.get("/api/cube", summary="The cube action of the side on roll before it rolls")
     async def cube(position: str = Query(..., description=POSITION_HELP),

@@ -208,8 +208,8 @@ function wirePosition() {
   $("pos-form").onsubmit = guarded(async (evt) => {
     evt.preventDefault();
     for (const id of ["pos-eval", "pos-cube", "pos-moves", "pos-rollout-out"]) $(id).innerHTML = "";
-    const dice = $("pos-dice").value.trim();
     const ev = await getJSON("/api/evaluate?" + positionQuery());
+    const dice = $("pos-dice").value.trim() || (ev.dice ? ev.dice.join("") : "");  // typed, or the position's roll
     let shown = null;
     if (dice) {
       const moves = await getJSON("/api/move?" + positionQuery({dice}));
@@ -224,7 +224,7 @@ function wirePosition() {
   });
   $("pos-rollout").onclick = guarded(async () => {
     const out = $("pos-rollout-out");
-    const body = {position: $("pos-id").value.trim(), agent: $("pos-agent").value, trials: 1296};
+    const body = {position: $("pos-id").value.trim(), agent: $("pos-agent").value, trials: Number($("pos-trials").value)};
     const dice = $("pos-dice").value.trim(), match = $("pos-match").value.trim();
     if (dice) body.dice = dice;
     if (match) body.match = match;
