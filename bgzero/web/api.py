@@ -28,8 +28,14 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 
 from bgzero.agents.specs import parse_spec
-from bgzero.arena.analysis import (cube_analysis, evaluate_position, parse_dice, rank_moves, read_match,
-                                   read_position_and_match)
+from bgzero.arena.analysis import (
+    cube_analysis,
+    evaluate_position,
+    parse_dice,
+    rank_moves,
+    read_match,
+    read_position_and_match,
+)
 from bgzero.arena.match import play_matches
 from bgzero.arena.match_analysis import analyse_match, decision_dict, worst_decisions
 from bgzero.arena.matfile import MatFormatError, format_match, parse_match
@@ -37,10 +43,10 @@ from bgzero.arena.sgf import SgfFormatError, parse_sgf
 from bgzero.cube import MatchState, from_match_info, to_match_info
 from bgzero.engine.ids import MatchInfo
 from bgzero.errors import BgzeroError, ConfigError
+from bgzero.ui.report import format_report
 from bgzero.web.engine import BusyError, Engine
 from bgzero.web.games import ANSWER, MOVING, ROLL, Sessions, UnknownSessionError, WebGame
 from bgzero.web.rollouts import RolloutRequest, RolloutRunner, run_rollout
-from bgzero.ui.report import format_report
 from bgzero.web.watch import frames, summary
 
 STATIC = Path(__file__).resolve().parent / "static"

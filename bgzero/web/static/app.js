@@ -321,8 +321,8 @@ function showAnalysis(data) {
     ${rows.map(([label, fn]) => `<tr><td>${label}</td>${players.map((p) => `<td>${fn(p)}</td>`).join("")}</tr>`).join("")}</table>`;
   const errors = a.errors.slice(0, 20);
   $("match-errors").innerHTML = `<b>Errors</b> (${a.errors.length}, worst first)` + (errors.length ? `<table class="ranked errors">
-    <tr><th>game</th><th>action</th><th>player</th><th>dice</th><th>played</th><th>best</th><th>lost</th><th>mark</th></tr>
-    ${errors.map((d) => `<tr><td>${d.game}</td><td>${d.turn}</td><td>${players[d.player].name}</td>
+    <tr><th>game.action</th><th>player</th><th>dice</th><th>played</th><th>best</th><th>lost</th><th>mark</th></tr>
+    ${errors.map((d) => `<tr><td>${d.game}.${d.turn}</td><td>${players[d.player].name}</td>
       <td>${d.dice ? d.dice.join("") : ""}</td><td class="move">${d.played || "(no move)"}</td><td class="move">${d.best}</td>
       <td>${d.equity_lost.toFixed(3)}</td><td>${d.mark}${d.error ? ", " + d.error : ""}</td></tr>`).join("")}</table>` : "");
   const report = $("match-report");
