@@ -55,7 +55,9 @@ def test_positions_as_xgid_or_with_their_match_id(client):
     cube = client.get("/api/cube", params={"position": owned}).json()
     assert cube["decision"] is None and "owns the cube" in cube["reason"]
     assert client.get("/api/cube", params={"position": owned, "match": match_id(MatchInfo())}).json()["decision"]
-    assert client.get("/api/evaluate", params={"position": xgid}).json()["board"] == board
+    evaluated = client.get("/api/evaluate", params={"position": xgid}).json()
+    assert evaluated["board"] == board and evaluated["dice"] == [3, 1]  # the roll the page then ranks
+    assert client.get("/api/evaluate", params={"position": START}).json()["dice"] is None
 
 
 @pytest.mark.parametrize("params, status, words", [
