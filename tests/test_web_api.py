@@ -11,8 +11,10 @@ pytest.importorskip("httpx")
 from fastapi.testclient import TestClient  # noqa: E402
 
 from bgzero.arena.matfile import parse_match  # noqa: E402
+from bgzero.arena.sgf import format_sgf, parse_sgf  # noqa: E402
 from bgzero.cli.web import build  # noqa: E402
 from bgzero.engine.ids import MatchInfo, match_id  # noqa: E402
+from bgzero.engine.xgid import format_xgid  # noqa: E402
 from bgzero.errors import ConfigError  # noqa: E402
 from bgzero.web.api import create_app  # noqa: E402
 from bgzero.web.engine import BusyError, Engine  # noqa: E402
@@ -42,6 +44,20 @@ def test_move_takes_the_roll_of_a_match_id(client):
     mid = match_id(MatchInfo(dice=(3, 1), match_length=5))
     body = client.get("/api/move", params={"position": START, "match": mid}).json()
     assert body["dice"] == [3, 1] and body["moves"][0]["move"] == "8/5 6/5"
+
+
+def test_positions_as_xgid_or_with_their_match_id(client):
+    board = client.get("/api/evaluate", params={"position": START}).json()["board"]
+    xgid = format_xgid(board, MatchInfo(dice=(3, 1), match_length=5))
+    moves = client.get("/api/move", params={"position": xgid}).json()  # the XGID's roll
+    assert moves["dice"] == [3, 1] and moves["moves"][0]["move"] == "8/5 6/5"
+    owned = f"{START}:{match_id(MatchInfo(cube_value=2, cube_owner=1))}"  # the cube is player 1's
+    cube = client.get("/api/cube", params={"position": owned}).json()
+    assert cube["decision"] is None and "owns the cube" in cube["reason"]
+    assert client.get("/api/cube", params={"position": owned, "match": match_id(MatchInfo())}).json()["decision"]
+    evaluated = client.get("/api/evaluate", params={"position": xgid}).json()
+    assert evaluated["board"] == board and evaluated["dice"] == [3, 1]  # the roll the page then ranks
+    assert client.get("/api/evaluate", params={"position": START}).json()["dice"] is None
 
 
 @pytest.mark.parametrize("params, status, words", [
@@ -111,6 +127,8 @@ def test_a_whole_match_over_http_and_its_mat_file(client):
     assert game["awaiting"] == OVER and max(game["score"]) == 1 and "Match over" in game["status"]
     record = parse_match(client.get(f"/api/game/{sid}/mat").text)  # replays under the rules
     assert record.score == tuple(game["score"]) and record.names[1] == "pubeval"
+    sgf = client.get(f"/api/game/{sid}/sgf")
+    assert "bgzero.sgf" in sgf.headers["content-disposition"] and parse_sgf(sgf.text).games == record.games
 
 
 def test_resign_and_sessions_are_bounded(client):
@@ -123,12 +141,25 @@ def test_resign_and_sessions_are_bounded(client):
     assert game["score"][1] == 3 and game["awaiting"] == OVER
 
 
-def test_watch_and_upload(client):
+def test_watch_and_an_upload_analysed(client):
     watched = client.post("/api/watch", json={"a": "pubeval", "b": "random", "length": 1, "seed": 5}).json()
     assert watched["frames"][0]["text"].startswith("Game 1") and "wins" in watched["frames"][-1]["text"]
-    uploaded = client.post("/api/match", content=watched["mat"]).json()
-    assert uploaded["frames"] == watched["frames"] and "issue 21" in uploaded["note"]
-    assert client.post("/api/match", content="junk").status_code == 400
+    sgf = format_sgf(parse_match(watched["mat"]))
+    uploaded = client.post("/api/match", content=sgf, params={"report": True}).json()
+    assert uploaded["frames"] == watched["frames"]
+    analysis = uploaded["analysis"]
+    assert analysis["agent"] == "strong" and analysis["ply"] == 0
+    pubeval, rand = analysis["players"]
+    assert pubeval["name"] == "pubeval" and pubeval["checker_decisions"] > 5
+    assert rand["error_rate"] > pubeval["error_rate"] and abs(pubeval["luck"] + rand["luck"]) < 1
+    assert abs(pubeval["pr"] - pubeval["error_rate"] / 2) < 0.01
+    lost = [e["equity_lost"] for e in analysis["errors"]]
+    assert lost and lost == sorted(lost, reverse=True) and all(e["mark"] for e in analysis["errors"])
+    assert "<h1>Match analysis</h1>" in uploaded["report"] and "<svg" in uploaded["report"]
+    for text, words in (("junk", ".mat match"), ("(;FF[4]GM[6])", ".sgf match")):
+        r = client.post("/api/match", content=text)
+        assert r.status_code == 400 and words in r.json()["error"]
+    assert "no network" in client.post("/api/match", content=watched["mat"], params={"agent": "pubeval"}).json()["error"]
     assert client.post("/api/match", content="x" * 30_000).status_code == 413
     assert client.post("/api/watch", json={"a": "pubeval", "b": "gnubg"}).status_code == 400
 

@@ -1,5 +1,6 @@
 """The page in a real browser (Debian's headless Chromium via Selenium): play a match to the end by
-clicking checkers, analyse a position, replay an uploaded match, watch two agents."""
+clicking checkers, analyse a position (Position ID and XGID), analyse and replay an uploaded match,
+watch two agents."""
 
 import json
 import os
@@ -104,6 +105,8 @@ def test_play_a_match_to_the_end_by_clicking(server, browser, tmp_path):
     assert browser.execute_script("return Math.max(...bg.game().score)") == 1
     mat = browser.execute_script("return fetch(document.getElementById('play-save').href).then(r => r.text())")
     assert " 1 point match" in mat and "pubeval" in mat
+    sgf = browser.execute_script("return fetch(document.getElementById('play-sgf').href).then(r => r.text())")
+    assert sgf.startswith("(;FF[4]GM[6]") and "PB[pubeval]" in sgf
 
 
 def test_analyse_a_position(server, browser, tmp_path):
@@ -116,8 +119,12 @@ def test_analyse_a_position(server, browser, tmp_path):
     first = browser.find_element(By.CSS_SELECTOR, "#pos-moves tr.best td.move").text
     assert first == "8/5 6/5"
     assert len(browser.find_elements(By.CSS_SELECTOR, "#pos-board circle.checker")) > 0
+    trials = browser.find_element(By.ID, "pos-trials")
+    trials.clear()
+    trials.send_keys("72")  # two batches: progress, then the result
     browser.find_element(By.ID, "pos-rollout").click()
-    wait(browser, "return document.getElementById('pos-rollout-out').textContent.includes('issue 18')")
+    wait(browser, "return document.querySelector('#pos-rollout-out pre') !== null", 120)
+    assert '"trials": 72' in browser.find_element(By.CSS_SELECTOR, "#pos-rollout-out pre").text
     browser.find_element(By.ID, "pos-dice").clear()
     browser.find_element(By.CSS_SELECTOR, "#pos-form button:not([type])").click()
     wait(browser, "return document.querySelector('#pos-cube .cube-action') !== null")
@@ -126,6 +133,14 @@ def test_analyse_a_position(server, browser, tmp_path):
     browser.find_element(By.CSS_SELECTOR, "#pos-form button:not([type])").click()
     wait(browser, "return document.querySelector('#pos-moves table') !== null")
     shot(browser, tmp_path, "web_position.png")
+    xgid = "XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:0:10"  # the start, 31 to play: the roll comes with it
+    browser.find_element(By.ID, "pos-dice").clear()
+    browser.find_element(By.ID, "pos-id").clear()
+    browser.find_element(By.ID, "pos-id").send_keys(xgid)
+    browser.find_element(By.CSS_SELECTOR, "#pos-form button:not([type])").click()
+    wait(browser, "return document.querySelector('#pos-moves b') !== null"
+                  " && document.querySelector('#pos-moves b').textContent.startsWith('3-1')")
+    assert browser.find_element(By.CSS_SELECTOR, "#pos-moves tr.best td.move").text == "8/5 6/5"
     browser.find_element(By.ID, "pos-id").send_keys("x")
     browser.find_element(By.CSS_SELECTOR, "#pos-form button:not([type])").click()
     wait(browser, "return document.getElementById('error').textContent.includes('Position ID')")
@@ -146,9 +161,15 @@ def test_watch_and_replay_an_upload(server, browser, tmp_path):
     path.write_text(mat)
     browser.find_element(By.CSS_SELECTOR, "[data-tab=match]").click()
     browser.find_element(By.ID, "match-file").send_keys(str(path))
-    wait(browser, "return document.querySelector('#match-viewer .frame-count') !== null")
-    assert "issue 21" in browser.find_element(By.ID, "match-note").text
+    wait(browser, "return document.querySelector('#match-viewer .frame-count') !== null", 120)
+    stats = browser.find_element(By.ID, "match-stats").text
+    assert "strong at 0-ply" in stats and "PR" in stats and "Luck" in stats and "pubeval" in stats
+    assert browser.find_elements(By.CSS_SELECTOR, "#match-errors tr td.move")
     for _ in range(6):
         browser.find_element(By.CSS_SELECTOR, "#match-viewer [data-step='1']").click()
     assert browser.find_element(By.CSS_SELECTOR, "#match-viewer .frame-count").text.startswith("7 /")
     shot(browser, tmp_path, "web_match.png")
+    browser.switch_to.frame(browser.find_element(By.ID, "match-report"))  # the HTML report, boards and all
+    assert "Match analysis" in browser.find_element(By.TAG_NAME, "h1").text
+    assert browser.find_elements(By.CSS_SELECTOR, "div.error svg")
+    browser.switch_to.default_content()

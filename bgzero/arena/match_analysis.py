@@ -148,7 +148,7 @@ class PlayerStats:
                "marks": dict(self.marks), "missed_doubles": self.missed_doubles, "wrong_doubles": self.wrong_doubles,
                "wrong_takes": self.wrong_takes, "wrong_passes": self.wrong_passes}
         if decisions:
-            out["decisions"] = [_decision_dict(d) for d in self.decisions]
+            out["decisions"] = [decision_dict(d) for d in self.decisions]
         return out
 
 
@@ -293,7 +293,8 @@ def _add_luck(evaluator, decisions: list[Decision], luck_at: list) -> None:
         decisions[i] = Decision(**{**asdict(d), "luck": float(got - weights @ values[row])})
 
 
-def _decision_dict(d: Decision) -> dict:
+def decision_dict(d: Decision) -> dict:
+    """``d`` as JSON data, its equities rounded (the analysis file's and bgzero-web's form)."""
     out = asdict(d)
     out["equity_lost"] = round(d.equity_lost, 5)
     if d.luck is not None:

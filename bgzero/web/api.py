@@ -2,7 +2,10 @@
 
 Thin over :mod:`bgzero.arena.analysis` (ranked moves, evaluations, cube actions),
 :mod:`bgzero.web.games` (a person's match, kept per session id) and :mod:`bgzero.web.watch`
-(two agents' match, an uploaded ``.mat``). Every bgzero error becomes a 4xx answer
+(two agents' match, an uploaded ``.mat`` or ``.sgf``), and :mod:`bgzero.arena.match_analysis`
+(an upload judged, with :mod:`bgzero.ui.report`'s page). A position is a Position ID,
+``PositionID:MatchID`` or an XGID; the match state either of the last two carries is used
+unless a ``match`` parameter overrides it. Every bgzero error becomes a 4xx answer
 ``{"error": "one line"}`` before any work; evaluations run on :class:`~bgzero.web.engine.Engine`'s
 bounded pool, so the event loop keeps serving slow and idle clients meanwhile. Request
 bodies are capped at ``upload_bytes``, and nothing a request says names a file: agents come
@@ -25,20 +28,29 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 
 from bgzero.agents.specs import parse_spec
-from bgzero.arena.analysis import cube_analysis, evaluate_position, parse_dice, rank_moves, read_match, read_position
+from bgzero.arena.analysis import (
+    cube_analysis,
+    evaluate_position,
+    parse_dice,
+    rank_moves,
+    read_match,
+    read_position_and_match,
+)
 from bgzero.arena.match import play_matches
+from bgzero.arena.match_analysis import analyse_match, decision_dict, worst_decisions
 from bgzero.arena.matfile import MatFormatError, format_match, parse_match
+from bgzero.arena.sgf import SgfFormatError, parse_sgf
 from bgzero.cube import MatchState, from_match_info, to_match_info
 from bgzero.engine.ids import MatchInfo
 from bgzero.errors import BgzeroError, ConfigError
+from bgzero.ui.report import format_report
 from bgzero.web.engine import BusyError, Engine
 from bgzero.web.games import ANSWER, MOVING, ROLL, Sessions, UnknownSessionError, WebGame
 from bgzero.web.rollouts import RolloutRequest, RolloutRunner, run_rollout
 from bgzero.web.watch import frames, summary
 
 STATIC = Path(__file__).resolve().parent / "static"
-MATCH_ANALYSIS_PENDING = ("The match-analysis report comes with issue 21's match analysis, which this "
-                          "installation does not have yet; the upload is checked and can be replayed meanwhile.")
+POSITION_HELP = "gnubg Position ID (side on roll), PositionID:MatchID, or an XGID"
 
 
 class NewGame(BaseModel):
@@ -114,11 +126,11 @@ def create_app(engine: Engine, *, default_agent: str, hint_agent: str | None = N
                 "default": default_agent, "hint": hint_agent}
 
     @app.get("/api/move", summary="Every legal play of a roll, best first")
-    async def move(position: str = Query(..., description="gnubg Position ID, side on roll"),
-                   dice: str | None = Query(None, description="31, 3-1 or 3,1; else the Match ID's roll"),
+    async def move(position: str = Query(..., description=POSITION_HELP),
+                   dice: str | None = Query(None, description="31, 3-1 or 3,1; else the Match ID's (or XGID's) roll"),
                    match: str | None = Query(None, description="gnubg Match ID"),
                    agent: str | None = Query(None), limit: int = Query(0, ge=0, description="0: all plays")):
-        board, info, spec = read_position(position), _match(match), agent_of(agent)
+        (board, info), spec = _position(position, match), agent_of(agent)
         if dice is None and (info is None or info.dice == (0, 0)):
             raise ConfigError("no dice: pass dice=31, or a Match ID that records a roll")
         roll = parse_dice(dice) if dice is not None else info.dice
@@ -132,19 +144,23 @@ def create_app(engine: Engine, *, default_agent: str, hint_agent: str | None = N
                 "moves": [asdict(m) for m in ranked[:limit or None]]}
 
     @app.get("/api/evaluate", summary="The side on roll's chances before it rolls")
-    async def evaluate(position: str = Query(...), agent: str | None = Query(None)):
-        board, spec = read_position(position), agent_of(agent)
+    async def evaluate(position: str = Query(..., description=POSITION_HELP), agent: str | None = Query(None)):
+        (board, info), spec = _position(position, None), agent_of(agent)
 
         def work():
             evaluator, ply = engine.evaluator(spec)
             return evaluate_position(evaluator, board, ply)
 
-        return {"position": position, "agent": spec, "board": board.tolist(), **asdict(await engine.run(work))}
+        rolled = info is not None and info.dice != (0, 0)  # the roll an XGID or Match ID carries, for the page
+        return {"position": position, "agent": spec, "board": board.tolist(), "dice": list(info.dice) if rolled else None,
+                **asdict(await engine.run(work))}
 
     @app.get("/api/cube", summary="The cube action of the side on roll before it rolls")
-    async def cube(position: str = Query(...), match: str | None = Query(None, description="money if omitted"),
+    async def cube(position: str = Query(..., description=POSITION_HELP),
+                   match: str | None = Query(None, description="money if omitted (and the position carries none)"),
                    agent: str | None = Query(None)):
-        board, info, spec = read_position(position), _match(match) or MatchInfo(), agent_of(agent)
+        (board, info), spec = _position(position, match), agent_of(agent)
+        info = info or MatchInfo()
 
         def work():
             evaluator, ply = engine.evaluator(spec)
@@ -156,8 +172,8 @@ def create_app(engine: Engine, *, default_agent: str, hint_agent: str | None = N
               description="Answers JSON lines: {\"progress\": {trials, total, partial}} as it goes, "
                           "then {\"result\": ...} or {\"error\": ...}.")
     async def rollout_endpoint(body: Rollout):
-        info = _match(body.match)
-        request = RolloutRequest(read_position(body.position), parse_dice(body.dice) if body.dice else None,
+        board, info = _position(body.position, body.match)
+        request = RolloutRequest(board, parse_dice(body.dice) if body.dice else None,
                                  from_match_info(info) if info else MatchState(0), agent_of(body.agent),
                                  body.trials, body.seed, body.top, info.dice_owner if info else 0)
         return StreamingResponse(_stream(engine, rollout, request), media_type="application/x-ndjson")
@@ -218,6 +234,13 @@ def create_app(engine: Engine, *, default_agent: str, hint_agent: str | None = N
             text = game.mat()
         return PlainTextResponse(text, headers={"Content-Disposition": 'attachment; filename="bgzero.mat"'})
 
+    @app.get("/api/game/{sid}/sgf", summary="The finished games as gnubg's SGF", response_class=PlainTextResponse)
+    async def sgf(sid: str):
+        game = games.get(sid)
+        with game.lock:
+            text = game.sgf()
+        return PlainTextResponse(text, headers={"Content-Disposition": 'attachment; filename="bgzero.sgf"'})
+
     # ---- watching and uploads
 
     @app.post("/api/watch", summary="Two agents play a match; the page replays its frames")
@@ -232,12 +255,27 @@ def create_app(engine: Engine, *, default_agent: str, hint_agent: str | None = N
 
         return await engine.run(work)
 
-    @app.post("/api/match", summary="Upload a .mat file: checked, replayed, and analysed when available",
-              description="The body is the .mat text itself (Content-Type text/plain).")
-    async def upload(request: Request):
+    @app.post("/api/match", summary="Upload a .mat or .sgf match: replayed, and every decision judged",
+              description="The body is the file's text itself (Content-Type text/plain). The answer holds the "
+                          "frames to replay, the analysis (per player: error rates, PR, rating, luck) with the "
+                          "errors worst first, and with report=true the HTML match report.")
+    async def upload(request: Request, agent: str | None = Query(None, description="a network agent; its ply"),
+                     report: bool = Query(False, description="include the self-contained HTML report")):
+        spec = agent_of(agent)
         text = await _read_capped(request, upload_bytes)
-        record = await engine.run(_parse_upload, text)
-        return {**summary(record), "frames": frames(record), "analysis": None, "note": MATCH_ANALYSIS_PENDING}
+
+        def work():
+            record = _parse_upload(text)
+            evaluator, ply = engine.evaluator(spec)
+            analysis = analyse_match(evaluator, record, ply, agent=spec, source="upload")
+            out = {**summary(record), "frames": frames(record),
+                   "analysis": {**analysis.as_dict(decisions=False),
+                                "errors": [decision_dict(d) for d in worst_decisions(analysis)]}}
+            if report:
+                out["report"] = format_report(analysis, record.names)
+            return out
+
+        return await engine.run(work)
 
     # ---- the page
 
@@ -254,6 +292,12 @@ def _match(text: str | None) -> MatchInfo | None:
     return read_match(text.strip()) if text is not None and text.strip() else None
 
 
+def _position(text: str, match: str | None) -> tuple[np.ndarray, MatchInfo | None]:
+    """The board, and the match state: ``match`` if given, else what an XGID or PositionID:MatchID carries."""
+    board, carried = read_position_and_match(text)
+    return board, _match(match) or carried
+
+
 def _cube(analysis) -> dict:
     out = asdict(analysis)
     out["kind"] = analysis.kind.name.lower()
@@ -261,10 +305,12 @@ def _cube(analysis) -> dict:
 
 
 def _parse_upload(text: str):
+    """A ``.sgf`` (its text opens with ``(;``, as every SGF game tree does) or else a ``.mat`` match."""
+    sgf = text.lstrip().startswith("(;")
     try:
-        return parse_match(text)
-    except MatFormatError as e:
-        raise MatFormatError(f"the uploaded file is not a .mat match bgzero can read: {e}") from None
+        return parse_sgf(text) if sgf else parse_match(text)
+    except (MatFormatError, SgfFormatError) as e:
+        raise type(e)(f"the uploaded file is not a {'.sgf' if sgf else '.mat'} match bgzero can read: {e}") from None
 
 
 async def _read_capped(request: Request, limit: int) -> str:

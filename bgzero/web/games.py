@@ -3,7 +3,7 @@
 The game lives on the server, not in the page, for three reasons: the dice come from the
 session's seeded generator (a page cannot pick its own rolls, and a seed replays the
 match), the bot's moves and cube answers run next to the agents, and the finished games
-are :mod:`bgzero.arena.match` records that save as ``.mat`` exactly as ``bgzero-play``'s do.
+are :mod:`bgzero.arena.match` records that save as ``.mat`` or ``.sgf`` exactly as ``bgzero-play``'s do.
 The page only draws :meth:`WebGame.view` and sends actions; composing a move checker by
 checker (and undoing those steps) happens in the page, which sends the finished play.
 
@@ -24,6 +24,7 @@ import numpy as np
 from bgzero.agents.base import Agent
 from bgzero.arena.match import DOUBLE, MOVE, PASSED, Action, MatchGame, MatchRecord
 from bgzero.arena.matfile import format_match
+from bgzero.arena.sgf import format_sgf
 from bgzero.cube import PASS, TAKE, MatchState, after_take, award, drop_points, may_double, points_for
 from bgzero.engine.board import START
 from bgzero.engine.game import game_results, opening_roll, roll
@@ -98,6 +99,10 @@ class WebGame:
         """The finished games as ``.mat`` text (the game in progress is left out, as ``bgzero-play`` does)."""
         return format_match(self.record(), comments=(f"bgzero-web: {self.names[0]} against {self.names[1]}, "
                                                      f"seed {self.seed}",))
+
+    def sgf(self) -> str:
+        """The finished games as gnubg's SGF, which ``load match`` reads (SGF keeps no comments)."""
+        return format_sgf(self.record(), application="bgzero-web")
 
     # ---- the person's actions
 

@@ -160,6 +160,9 @@ function renderPlay(clearNote = true) {
   const save = $("play-save");
   save.href = `/api/game/${game.id}/mat`;
   save.classList.toggle("disabled", !game.games_finished);
+  const sgf = $("play-sgf");
+  sgf.href = `/api/game/${game.id}/sgf`;
+  sgf.classList.toggle("disabled", !game.games_finished);
   $("play-log").innerHTML = game.log.slice().reverse().map((line) => `<li>${line}</li>`).join("");
 }
 
@@ -205,8 +208,8 @@ function wirePosition() {
   $("pos-form").onsubmit = guarded(async (evt) => {
     evt.preventDefault();
     for (const id of ["pos-eval", "pos-cube", "pos-moves", "pos-rollout-out"]) $(id).innerHTML = "";
-    const dice = $("pos-dice").value.trim();
     const ev = await getJSON("/api/evaluate?" + positionQuery());
+    const dice = $("pos-dice").value.trim() || (ev.dice ? ev.dice.join("") : "");  // typed, or the position's roll
     let shown = null;
     if (dice) {
       const moves = await getJSON("/api/move?" + positionQuery({dice}));
@@ -221,7 +224,7 @@ function wirePosition() {
   });
   $("pos-rollout").onclick = guarded(async () => {
     const out = $("pos-rollout-out");
-    const body = {position: $("pos-id").value.trim(), agent: $("pos-agent").value, trials: 1296};
+    const body = {position: $("pos-id").value.trim(), agent: $("pos-agent").value, trials: Number($("pos-trials").value)};
     const dice = $("pos-dice").value.trim(), match = $("pos-match").value.trim();
     if (dice) body.dice = dice;
     if (match) body.match = match;
@@ -294,10 +297,37 @@ function wireFrames() {
   $("match-file").onchange = guarded(async () => {
     const file = $("match-file").files[0];
     if (!file) return;
-    const data = await (await api("POST", "/api/match", await file.text(), true)).json();
-    $("match-note").textContent = data.analysis ? "" : data.note;
+    for (const id of ["match-stats", "match-viewer", "match-errors"]) $(id).innerHTML = "";
+    $("match-report").hidden = true;
+    $("match-note").textContent = `Analysing ${file.name}...`;
+    const q = new URLSearchParams({agent: $("match-agent").value, report: "true"});
+    let data;
+    try { data = await (await api("POST", "/api/match?" + q, await file.text(), true)).json(); }
+    finally { $("match-note").textContent = ""; }
+    showAnalysis(data);
     viewer($("match-viewer"), data, false);
   });
+}
+
+// The analysis of an uploaded match: each player's rates, the errors worst first, and the full report.
+function showAnalysis(data) {
+  const a = data.analysis, players = a.players;
+  const rows = [["Error rate (mEMG per decision)", (p) => p.error_rate.toFixed(1)], ["PR", (p) => p.pr.toFixed(1)],
+    ["Rating", (p) => p.rating], ["Checker play (mEMG per move)", (p) => p.checker_error_rate.toFixed(1)],
+    ["Cube (mEMG per decision)", (p) => p.cube_error_rate.toFixed(1)], ["Luck (points)", (p) => f3(p.luck)],
+    ["Points won", (p) => p.points], ["Luck-adjusted result (points)", (p) => f3(p.luck_adjusted_points)]];
+  $("match-stats").innerHTML = `<b>Match analysis</b> (${a.agent} at ${a.ply}-ply)<table class="ranked stats">
+    <tr><th></th>${players.map((p) => `<th>${p.name}</th>`).join("")}</tr>
+    ${rows.map(([label, fn]) => `<tr><td>${label}</td>${players.map((p) => `<td>${fn(p)}</td>`).join("")}</tr>`).join("")}</table>`;
+  const errors = a.errors.slice(0, 20);
+  $("match-errors").innerHTML = `<b>Errors</b> (${a.errors.length}, worst first)` + (errors.length ? `<table class="ranked errors">
+    <tr><th>game.action</th><th>player</th><th>dice</th><th>played</th><th>best</th><th>lost</th><th>mark</th></tr>
+    ${errors.map((d) => `<tr><td>${d.game}.${d.turn}</td><td>${players[d.player].name}</td>
+      <td>${d.dice ? d.dice.join("") : ""}</td><td class="move">${d.played || "(no move)"}</td><td class="move">${d.best}</td>
+      <td>${d.equity_lost.toFixed(3)}</td><td>${d.mark}${d.error ? ", " + d.error : ""}</td></tr>`).join("")}</table>` : "");
+  const report = $("match-report");
+  report.srcdoc = data.report;
+  report.hidden = false;
 }
 
 // ------------------------------------------------------------------ start
