@@ -5,6 +5,7 @@ watch two agents."""
 import json
 import os
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -83,7 +84,10 @@ def test_play_a_match_to_the_end_by_clicking(server, browser, tmp_path):
                 wait(browser, "return document.querySelector('#play-hints table') !== null")
                 hinted = True
                 shot(browser, tmp_path, "web_play.png")
-            play = browser.execute_script("return bg.consistentPlays()[0]")
+            play = browser.execute_script("return bg.consistentPlays()[0] || null")
+            if play is None:  # the page is between a new position and clearing the last move's hops: look again
+                time.sleep(0.2)
+                continue
             done = list(map(tuple, browser.execute_script("return bg.hops()")))
             todo = list(map(tuple, play["hops"]))
             for h in done:
