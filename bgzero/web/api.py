@@ -19,6 +19,7 @@ import json
 import secrets
 from dataclasses import asdict
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 from fastapi import FastAPI, Query, Request
@@ -227,19 +228,13 @@ def create_app(engine: Engine, *, default_agent: str, hint_agent: str | None = N
 
         return await engine.run(work)
 
-    @app.get("/api/game/{sid}/mat", summary="The finished games as a .mat file", response_class=PlainTextResponse)
-    async def mat(sid: str):
+    @app.get("/api/game/{sid}/{kind}", summary="The finished games as a .mat file or gnubg's SGF",
+             response_class=PlainTextResponse)
+    async def transcript(sid: str, kind: Literal["mat", "sgf"]):
         game = games.get(sid)
         with game.lock:
-            text = game.mat()
-        return PlainTextResponse(text, headers={"Content-Disposition": 'attachment; filename="bgzero.mat"'})
-
-    @app.get("/api/game/{sid}/sgf", summary="The finished games as gnubg's SGF", response_class=PlainTextResponse)
-    async def sgf(sid: str):
-        game = games.get(sid)
-        with game.lock:
-            text = game.sgf()
-        return PlainTextResponse(text, headers={"Content-Disposition": 'attachment; filename="bgzero.sgf"'})
+            text = game.mat() if kind == "mat" else game.sgf()
+        return PlainTextResponse(text, headers={"Content-Disposition": f'attachment; filename="bgzero.{kind}"'})
 
     # ---- watching and uploads
 
