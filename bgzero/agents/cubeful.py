@@ -123,7 +123,7 @@ def cube_decisions(evaluator, boards: np.ndarray, states: Sequence[MatchState], 
     decisions = []
     for v, s, p, pr in zip(values, states, np.asarray(players).reshape(len(boards)), probs):
         p = int(p)
-        eq = CubeEquities(*(normalised(x, s, p) for x in (v.no_double, v.double_take, v.double_pass)))
+        eq = CubeEquities(normalised(v.no_double, s, p), normalised(v.double_take, s, p), 1.0)  # pass is +1 by definition
         decisions.append(decide(eq, wins_gammons=pr[1] > 0, beaver_allowed=may_beaver(s, p)))
     return decisions, probs
 
