@@ -9,7 +9,15 @@ from bgzero.agents.cubeful import cube_values_at, score_moves
 from bgzero.agents.neural import NeuralAgent
 from bgzero.arena.analysis import cube_analysis, rank_moves, read_match, read_position
 from bgzero.arena.match import DOUBLE, play_matches
-from bgzero.cube import CubeState, MatchState, after_take, cubeful_value, from_match_info, may_double, other_side
+from bgzero.cube import (
+    CubeState,
+    MatchState,
+    after_take,
+    cubeful_value,
+    from_match_info,
+    may_double,
+    other_side,
+)
 from bgzero.engine.board import START
 from bgzero.engine.ids import MatchInfo
 from bgzero.engine.movegen import generate
@@ -63,7 +71,7 @@ def test_the_gammon_saving_play_loses_to_the_winning_play_when_gammons_are_dead(
 
 
 def test_at_dmp_the_hint_ranks_by_winning_chance(two_plays):
-    moves, evaluator = two_plays
+    evaluator = two_plays[1]
     ranked = rank_moves(evaluator, START, (3, 1), state=MatchState(1), player=0)
     assert ranked[0].probs[0] == pytest.approx(BOLD[0]) and ranked[1].probs[0] == pytest.approx(SAFE[0])
     assert [m.mwc for m in ranked[:2]] == pytest.approx([BOLD[0], SAFE[0]])

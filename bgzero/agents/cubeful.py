@@ -27,9 +27,9 @@ from bgzero.agents.search import (
     ROLL_WEIGHTS,
     ROLLS,
     SEARCH_CHUNK,
-    filter_candidates,
     best_replies,
     evaluate_ply,
+    filter_candidates,
 )
 from bgzero.cube import (
     GNUBG_SHALLOW,

@@ -17,7 +17,14 @@ from bgzero.arena.analysis import (
     read_position,
 )
 from bgzero.cli import CONFIGS, one_line_errors
-from bgzero.cube import DOUBLE_BEAVER, DOUBLE_PASS, DOUBLE_TAKE, TOO_GOOD, emg_to_mwc, from_match_info
+from bgzero.cube import (
+    DOUBLE_BEAVER,
+    DOUBLE_PASS,
+    DOUBLE_TAKE,
+    TOO_GOOD,
+    emg_to_mwc,
+    from_match_info,
+)
 from bgzero.errors import ConfigError
 
 _PROBS_HEADER = "  win    w g   w bg   lose    l g   l bg"
