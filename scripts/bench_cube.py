@@ -32,7 +32,6 @@ import numpy as np
 from bgzero.agents.cube import cube_lives
 from bgzero.agents.cubeful import cube_decisions
 from bgzero.agents.gnubg import GnubgAgent
-from bgzero.agents.search import evaluate_ply
 from bgzero.atomic import atomic_write_text
 from bgzero.cube import (
     CENTRED,
@@ -183,11 +182,11 @@ def verdict(decision: CubeDecision) -> Verdict:
     return Verdict(doubler, PASS if decision.response == PASS else TAKE)
 
 
-def bgzero_verdicts(evaluator, boards: np.ndarray, infos: list[MatchInfo], ply: int) -> list[Verdict]:
-    """The neural agent's verdicts: the cubeful search its double and take decisions use."""
+def bgzero_verdicts(evaluator, boards: np.ndarray, infos: list[MatchInfo], ply: int) -> tuple[list[Verdict], np.ndarray]:
+    """The neural agent's verdicts (the cubeful search its double and take decisions use) and its probabilities."""
     states = [from_match_info(info) for info in infos]
-    decisions, _ = cube_decisions(evaluator, boards, states, [info.dice_owner for info in infos], ply)
-    return [verdict(d) for d in decisions]
+    decisions, probs = cube_decisions(evaluator, boards, states, [info.dice_owner for info in infos], ply)
+    return [verdict(d) for d in decisions], probs
 
 
 def shallow_cube_verdicts(probs: np.ndarray, boards: np.ndarray, infos: list[MatchInfo]) -> list[Verdict]:
@@ -229,10 +228,9 @@ def main(argv=None) -> None:
     name, deciders, seconds = Path(args.checkpoint).stem, {}, {}
     for ply in args.ply:
         start = time.time()
-        deciders[f"bgzero {name} {ply}-ply"] = bgzero_verdicts(evaluator, boards, infos, ply)
+        deciders[f"bgzero {name} {ply}-ply"], probs = bgzero_verdicts(evaluator, boards, infos, ply)
         seconds[ply] = time.time() - start
-        deciders[f"bgzero {name} {ply}-ply probs, 0-ply cube"] = shallow_cube_verdicts(
-            evaluate_ply(evaluator, boards, ply), boards, infos)
+        deciders[f"bgzero {name} {ply}-ply probs, 0-ply cube"] = shallow_cube_verdicts(probs, boards, infos)
     deciders["naive: double 68-85% wins, take ≥ 25%"] = [naive_verdict(r["cubeless"][0]) for r in records]
     deciders.update({f"gnubg {p}-ply": [CubeHint(**r["gnubg"][str(p)]).verdict for r in records] for p in (0, 1)})
 

@@ -134,7 +134,7 @@ def test_bgzero_verdicts_are_the_agents_cube_actions(tmp_path):
     boards = np.repeat(start_board()[None], 12, axis=0)
     infos = [MatchInfo(dice_owner=i % 2, turn=i % 2, match_length=7 * (i % 3 > 0), score=(i % 3, 0)) for i in range(12)]
     agent = NeuralAgent(evaluator, ply=1)
-    verdicts = load_script().bgzero_verdicts(evaluator, boards, infos, 1)
+    verdicts = load_script().bgzero_verdicts(evaluator, boards, infos, 1)[0]
     states, players = [from_match_info(i) for i in infos], [i.dice_owner for i in infos]
     assert [v.doubler == DOUBLE for v in verdicts] == agent.double_decision(boards, states, players).tolist()
     assert [v.taker == TAKE for v in verdicts] == agent.take_decision(boards, states, players).tolist()
