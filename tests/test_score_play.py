@@ -149,3 +149,17 @@ def test_the_issue_example_ranks_as_gnubg_0ply_does():
     scores = score_moves(evaluator, moves, [state], [0], 0)
     assert format_steps(board, [tuple(s) for s in moves.steps[int(np.argmax(scores.value))] if s[0] >= 0]) \
         == "24/23 7/5 7/6"
+
+
+@pytest.mark.parametrize(("action", "response", "redouble", "words"), [
+    ("no double", "take", False, "No double, take"),
+    ("too good", "pass", False, "Too good to double, pass"),
+    ("too good", "pass", True, "Too good to redouble, pass"),
+    ("double, take", "take", True, "Redouble, take"),
+    ("double, pass", "pass", False, "Double, pass"),
+])
+def test_the_proper_action_is_written_as_gnubg_writes_it(action, response, redouble, words):
+    from bgzero.cli.hint import proper_action
+    from bgzero.cube import CubeDecision, CubeEquities
+
+    assert proper_action(CubeDecision(action, response, 0.0, CubeEquities(0, 0, 1)), redouble=redouble) == words
