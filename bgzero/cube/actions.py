@@ -15,7 +15,6 @@ DOUBLE_PASS = "double, pass"
 DOUBLE_BEAVER = "double, beaver"
 TOO_GOOD = "too good"
 TAKE = "take"
-_TIE = 1e-4  # a double, taken, must gain more than this (normalised equity) over no double
 PASS = "pass"
 BEAVER = "beaver"
 
@@ -56,10 +55,7 @@ def decide(equities: CubeEquities, *, wins_gammons: bool, beaver_allowed: bool =
     The taker passes when "double, take" is worth more to the doubler than "double, pass"
     (a tie takes), and beavers (when allowed) while the take is worth less than 0 to the
     doubler: the beaver doubles the stake again. The doubler doubles when the double, as
-    answered, is worth more than "no double" (by more than :data:`_TIE`), or as much when it
-    is passed: a take that gains nothing plays on, gnubg's "No double, take" in a game
-    lost whatever the cube. A position
-    worth more than "double, pass"
+    answered, is worth at least "no double". A position worth more than "double, pass"
     undoubled is "too good" when it can win a gammon (gnubg's sanity check); without
     gammons gnubg calls it "double, pass" if the taker would pass, else "no double".
     """
@@ -70,7 +66,7 @@ def decide(equities: CubeEquities, *, wins_gammons: bool, beaver_allowed: bool =
         response, doubled = BEAVER, 2 * dt
     else:
         response, doubled = TAKE, dt
-    if doubled > nd + _TIE or (doubled >= nd and response == PASS):
+    if doubled >= nd:
         action = {PASS: DOUBLE_PASS, TAKE: DOUBLE_TAKE, BEAVER: DOUBLE_BEAVER}[response]
         return CubeDecision(action, response, doubled, equities)
     if nd > dp and wins_gammons:
