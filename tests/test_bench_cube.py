@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 import torch
 
-from bgzero.agents.cube import cube_actions
-from bgzero.cube import NO_DOUBLE, PASS, TAKE, TOO_GOOD, from_match_info
+from bgzero.agents.neural import NeuralAgent
+from bgzero.cube import NO_DOUBLE, PASS, TAKE, TOO_GOOD, from_match_info, may_double
 from bgzero.engine.board import start_board
 from bgzero.engine.ids import MatchInfo, match_id, position_id
 from bgzero.gnubg.cube_hints import (
@@ -23,7 +23,7 @@ from bgzero.gnubg.cube_hints import (
     taker_agreement,
     verdict_from_action,
 )
-from bgzero.value.checkpoint import save_checkpoint
+from bgzero.value.checkpoint import load_evaluator, save_checkpoint
 from bgzero.value.net import NetConfig, ValueNet
 
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "bench_cube.py"
@@ -125,19 +125,29 @@ def test_naive_rule():
     assert naive(0.9) == Verdict(TOO_GOOD, PASS)
 
 
-def test_bgzero_verdicts_are_the_agents_cube_actions():
+def test_bgzero_verdicts_are_the_agents_cube_actions(tmp_path):
+    torch.manual_seed(0)
+    net = ValueNet(NetConfig(hidden=[8]))
+    checkpoint = save_checkpoint(tmp_path / "tiny.pt", {"model": net.state_dict(), "net_config": net.config_dict(),
+                                                        "encoder": "tesauro198", "games": 0})
+    evaluator = load_evaluator(checkpoint)
+    boards = np.repeat(start_board()[None], 12, axis=0)
+    infos = [MatchInfo(dice_owner=i % 2, turn=i % 2, match_length=7 * (i % 3 > 0), score=(i % 3, 0)) for i in range(12)]
+    agent = NeuralAgent(evaluator, ply=1)
+    verdicts = load_script().bgzero_verdicts(evaluator, boards, infos, 1)[0]
+    states, players = [from_match_info(i) for i in infos], [i.dice_owner for i in infos]
+    assert [v.doubler == DOUBLE for v in verdicts] == agent.double_decision(boards, states, players).tolist()
+    assert [v.taker == TAKE for v in verdicts] == agent.take_decision(boards, states, players).tolist()
+
+
+def test_post_crawford_contexts_put_the_trailer_on_roll():
+    script = load_script()
     rng = np.random.default_rng(0)
-    win = rng.uniform(0.3, 0.97, 64)
-    gammon = win * rng.uniform(0, 0.5, 64)
-    lose_gammon = (1 - win) * rng.uniform(0, 0.3, 64)
-    probs = np.stack([win, gammon, 0.1 * gammon, lose_gammon, 0.1 * lose_gammon], axis=1)
-    boards = np.repeat(start_board()[None], 64, axis=0)
-    infos = [MatchInfo(dice_owner=i % 2, turn=i % 2, match_length=7 * (i % 3 > 0), score=(i % 3, 0)) for i in range(64)]
-    verdicts = load_script().bgzero_verdicts(probs, boards, infos)
-    double, take = cube_actions(probs, boards, [from_match_info(i) for i in infos], [i.dice_owner for i in infos])
-    assert [v.doubler == DOUBLE for v in verdicts] == double.tolist()
-    assert [v.taker == TAKE for v in verdicts] == take.tolist()
-    assert {v.doubler for v in verdicts} == {NO_DOUBLE, DOUBLE, TOO_GOOD}
+    infos = [script.random_context(rng) for _ in range(400)]
+    post = [i for i in infos if script.context_kind(i) == "post-Crawford"]
+    assert post and all(i.score[1 - i.dice_owner] == i.match_length - 1 for i in post)
+    assert all(may_double(from_match_info(i), i.dice_owner) for i in infos)
+    assert {i.match_length for i in infos} == {0, *range(3, 12)}
 
 
 def test_script_runs_on_a_cached_reference(tmp_path, capsys):
@@ -154,8 +164,8 @@ def test_script_runs_on_a_cached_reference(tmp_path, capsys):
     load_script().main(["--checkpoint", str(checkpoint), "--reference", str(reference)])
     out = capsys.readouterr().out
     assert "| gnubg 1-ply | all | 100.0% (1/1) | 0.000 | 100.0% (1/1) | 0.000 |" in out
-    assert "| gnubg 1-ply | match | – | – | – | – |" in out
-    assert "| naive: double 68-85% wins, take ≥ 25% | money | 100.0% (1/1)" in out
+    assert "| naive: double 68-85% wins, take ≥ 25% | money, centred | 100.0% (1/1)" in out
+    assert "| gnubg 1-ply | – | 100.0% / 100.0% | – | – |" in out  # by gnubg 2-ply's decision
 
 
 _LIVE = r"""

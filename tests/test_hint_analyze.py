@@ -136,10 +136,10 @@ def test_hint_ranks_moves(checkpoint, capsys):
 def test_hint_gives_the_cube_action_for_a_match_id(checkpoint):
     mid = match_id(MatchInfo(match_length=7, score=(2, 4)))
     text = hint.run(_cfg("hint", f"position={START_ID}", f"match={mid}", f"agent=checkpoint:{checkpoint}"))
-    assert "7-point match, score 2-4" in text
+    assert "7-point match, player 0 5-away, player 1 3-away (score 2-4)" in text
     for label in ("No double", "Double, take", "Double, pass", "Proper cube action:"):
         assert label in text
-    assert [line.split()[2] for line in text.splitlines() if line.startswith("  Double, pass")] == ["+1.000"]
+    assert [line.split()[3] for line in text.splitlines() if line[3:].startswith("Double, pass")] == ["+1.000"]
 
 
 def test_hint_malformed_position_id_is_one_line(checkpoint, tmp_path):

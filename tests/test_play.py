@@ -80,7 +80,7 @@ def test_scripted_human_plays_a_whole_match(scripted):
     session, human, text, mat = scripted
     assert session.state.over and max(session.state.score) == LENGTH
     assert "Illegal: '13/1'" in text and "Legal plays:" in text  # the error lists the alternatives
-    assert "cubeless equity for you" in text and "equity    diff" in text  # the hint table
+    assert "EMG (MWC) for you" in text and "equity    diff" in text  # the hint table: a match ranks by MWC
     assert "proper cube action:" in text  # the cube hint
     assert "You double. pubeval takes." in text and "cube 2, owned by pubeval" in text
     assert "Move taken back." in text

@@ -22,6 +22,11 @@ class Agent(ABC):
 
     The cube (:mod:`bgzero.arena.match`) is answered the same way, a batch at a time. An agent
     that has no view of the cube keeps the defaults: it never doubles and always takes.
+
+    Games with the cube (matches and money sessions) ask :meth:`choose_for_score`, which
+    also passes each board's match state and mover; an agent that plays the same whatever
+    the score keeps the default, plain :meth:`choose`. Cubeless play (training, duplicate
+    games) asks :meth:`choose`.
     """
 
     name: str = "agent"
@@ -29,6 +34,14 @@ class Agent(ABC):
     @abstractmethod
     def choose(self, boards: np.ndarray, dice: np.ndarray, moves: MoveBatch) -> np.ndarray:
         """Global indices (B,) into ``moves.results``."""
+
+    def choose_for_score(self, boards: np.ndarray, dice: np.ndarray, moves: MoveBatch,
+                         states: Sequence[MatchState], players) -> np.ndarray:
+        """Global indices (B,) as :meth:`choose`, for board ``b`` played by ``players[b]`` in ``states[b]``.
+
+        By default the score and cube make no difference.
+        """
+        return self.choose(boards, dice, moves)
 
     def double_decision(self, boards: np.ndarray, states: Sequence[MatchState], players) -> np.ndarray:
         """(B,) bool: offer a double? By default never.

@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from bgzero.agents.base import Agent
-from bgzero.agents.cube import cube_actions
-from bgzero.agents.search import DEFAULT_FILTERS, choose_moves, evaluate_ply
+from bgzero.agents.cubeful import choose_for_score, cube_decisions
+from bgzero.agents.search import DEFAULT_FILTERS, choose_moves
+from bgzero.cube import DOUBLE_PASS, DOUBLE_TAKE, PASS
 from bgzero.engine.movegen import MoveBatch
 from bgzero.engine.segments import segment_argmax, segment_random, segment_runner_up
 from bgzero.value.evaluator import Evaluator
@@ -19,8 +20,10 @@ class NeuralAgent(Agent):
     Move results come with the opponent on roll, so the evaluator's equity is the
     opponent's; the mover takes the candidate that minimises it.
 
-    Cube decisions evaluate the position before the roll at the same ``ply`` and apply
-    gnubg's 0-ply cube arithmetic to those probabilities (:mod:`bgzero.agents.cube`).
+    With the cube (:meth:`choose_for_score`) candidates are ranked by cubeful money equity or
+    match-winning chance, and cube decisions are taken, by the cubeful search of
+    :mod:`bgzero.agents.cubeful` at the same ``ply`` (at 0 ply, gnubg's 0-ply cube arithmetic);
+    plain :meth:`choose`, as training uses, stays cubeless.
     """
 
     def __init__(self, evaluator: Evaluator, epsilon: float = 0.0, seed: int = 0, name: str = "neural",
@@ -49,6 +52,14 @@ class NeuralAgent(Agent):
             greedy = segment_argmax(score, moves.offsets)
         else:
             greedy = choose_moves(self.evaluator, moves, self.ply, self.filters)
+        return self._explore(greedy, moves, score), greedy
+
+    def choose_for_score(self, boards, dice, moves, states, players) -> np.ndarray:
+        greedy = choose_for_score(self.evaluator, moves, states, players, self.ply, self.filters)
+        return self._explore(greedy, moves)
+
+    def _explore(self, greedy: np.ndarray, moves: MoveBatch, score: np.ndarray | None = None) -> np.ndarray:
+        """The moves played: ``greedy``, but where exploring another (ranked by 0-ply cubeless equity)."""
         chosen = greedy.copy()
         if self.epsilon > 0:
             explore = self.rng.random(len(greedy)) < self.epsilon
@@ -59,10 +70,12 @@ class NeuralAgent(Agent):
             else:
                 other = segment_random(moves.offsets, self.rng)
             chosen[explore] = other[explore]
-        return chosen, greedy
+        return chosen
 
     def double_decision(self, boards, states, players) -> np.ndarray:
-        return cube_actions(evaluate_ply(self.evaluator, boards, self.ply), boards, states, players)[0]
+        decisions = cube_decisions(self.evaluator, boards, states, players, self.ply)[0]
+        return np.array([d.action in (DOUBLE_TAKE, DOUBLE_PASS) for d in decisions], bool)
 
     def take_decision(self, boards, states, players) -> np.ndarray:
-        return cube_actions(evaluate_ply(self.evaluator, boards, self.ply), boards, states, players)[1]
+        decisions = cube_decisions(self.evaluator, boards, states, players, self.ply)[0]
+        return np.array([d.response != PASS for d in decisions], bool)

@@ -101,7 +101,7 @@ def analyse_moves(evaluator, moves, ply: int, filters=DEFAULT_FILTERS) -> tuple[
     owner = np.repeat(np.arange(len(moves.offsets) - 1), np.diff(moves.offsets))
     for level in range(1, ply + 1):
         flt = filters[min(level - 1, len(filters) - 1)]
-        alive = _filter(-equity(probs[alive]), owner[alive], alive, flt)
+        alive = filter_candidates(-equity(probs[alive]), owner[alive], alive, flt)
         probs[alive] = evaluate_ply(evaluator, moves.results[alive], level)
         depth[alive] = level
     return probs, depth
@@ -114,7 +114,7 @@ def choose_moves(evaluator, moves, ply: int, filters=DEFAULT_FILTERS) -> np.ndar
     return segment_argmax(score, moves.offsets)
 
 
-def _filter(score: np.ndarray, owner: np.ndarray, idx: np.ndarray, flt: MoveFilter) -> np.ndarray:
+def filter_candidates(score: np.ndarray, owner: np.ndarray, idx: np.ndarray, flt: MoveFilter) -> np.ndarray:
     """Indices (from ``idx``) of each owner's top ``keep`` candidates within ``margin``."""
     order = np.lexsort((-score, owner))
     score, owner, idx = score[order], owner[order], idx[order]

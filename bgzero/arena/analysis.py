@@ -3,22 +3,24 @@
 Pure functions over an :class:`~bgzero.value.evaluator.Evaluator`; nothing here prints. Moves
 are scored with :func:`bgzero.agents.search.analyse_moves`, whose probabilities are for the
 result with the *opponent* on roll; they are flipped here so every number a caller sees
-is from the mover's side, as gnubg's ``hint`` shows them. Equities are cubeless money
-equities (``2w - 1 + wg - lg + wbg - lbg``), also in a match: only the cube analysis uses
-the score.
+is from the mover's side, as gnubg's ``hint`` shows them. Without a match state moves are
+ranked by cubeless money equity (``2w - 1 + wg - lg + wbg - lbg``); with one, by the cubeful
+search of :mod:`bgzero.agents.cubeful`: cubeful money equity, or in a match the
+match-winning chance (shown as EMG and MWC), as the agents play.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from bgzero.agents.cube import cube_lives
-from bgzero.agents.search import DEFAULT_FILTERS, analyse_moves, evaluate_ply
+from bgzero.agents.cubeful import cube_decisions, score_moves
+from bgzero.agents.search import DEFAULT_FILTERS, evaluate_ply
 from bgzero.agents.specs import parse_spec
-from bgzero.cube import CubeDecision, cube_decision, from_match_info, may_double
+from bgzero.cube import CubeDecision, MatchState, from_match_info, may_double
 from bgzero.engine.board import validate
 from bgzero.engine.classify import PositionClass, classify
 from bgzero.engine.game import game_results
@@ -38,10 +40,12 @@ class RankedMove:
     """One legal play, scored for the side that makes it."""
 
     move: str  # gnubg notation; "" when the roll cannot be played
-    equity: float  # cubeless, for the mover
-    probs: tuple[float, float, float, float, float]  # (w, wg, wbg, lg, lbg) for the mover
+    equity: float  # what it is ranked by, for the mover: cubeless, cubeful (per cube) or EMG
+    probs: tuple[float, float, float, float, float]  # (w, wg, wbg, lg, lbg) for the mover, cubeless
     ply: int  # depth it was scored at: the move filters stop weak plays early
     result: str  # Position ID after the play (opponent on roll, as gnubg writes it)
+    diff: float = 0.0  # against the best play's equity at this play's depth: never above 0
+    mwc: float | None = None  # in a match, the match-winning chance
 
 
 @dataclass(frozen=True)
@@ -68,6 +72,7 @@ class CubeAnalysis:
     x: float
     decision: CubeDecision | None
     reason: str | None
+    state: MatchState  # the score and cube it was decided at
 
 
 def parse_dice(value) -> tuple[int, int]:
@@ -134,31 +139,44 @@ def check_position(board) -> np.ndarray:
     return board
 
 
-def rank_moves(evaluator, board, dice, ply: int = 0, filters=DEFAULT_FILTERS) -> list[RankedMove]:
-    """Every distinct legal play of ``dice`` from ``board``, best first.
+def equity_label(state: MatchState | None) -> str:
+    """What the ranking's equities are, in gnubg's words."""
+    if state is None:
+        return "cubeless equity"
+    return "cubeful equity" if state.is_money else "EMG (MWC)"
 
-    Plays scored at the full ``ply`` come first (gnubg's order), each group by equity.
+
+def rank_moves(evaluator, board, dice, ply: int = 0, filters=DEFAULT_FILTERS, state: MatchState | None = None,
+               player: int = 0) -> list[RankedMove]:
+    """Every distinct legal play of ``dice`` from ``board``, best first, for ``player`` in ``state``.
+
+    Plays scored at the full ``ply`` come first (gnubg's order), each group by equity. A
+    play the filters dropped at a shallower depth is compared with the best play's equity
+    at that same depth, so its difference is never positive.
     """
     board = check_position(board)
     moves = generate(board[None], np.array([check_dice(dice)], np.int8))
-    mover, depth = _score(evaluator, moves, ply, filters)
-    order = np.lexsort((-equity(mover), -depth))
-    return [_ranked(board, moves, mover, depth, k) for k in order.tolist()]
+    scores = score_moves(evaluator, moves, None if state is None else [state], [player], ply, filters)
+    order = np.lexsort((-scores.score, -scores.depth))
+    best = order[0]
+    return [replace(_ranked(board, moves, scores, k, state),
+                    diff=float(scores.levels[k, scores.depth[k]] - scores.levels[best, scores.depth[k]]))
+            for k in order.tolist()]
 
 
 def best_moves(evaluator, boards: np.ndarray, dice: np.ndarray, ply: int = 0,
                filters=DEFAULT_FILTERS) -> list[RankedMove]:
-    """The play :func:`rank_moves` puts first, for each of a batch of boards and rolls.
+    """The play :func:`rank_moves` (cubeless) puts first, for each of a batch of boards and rolls.
 
     One move generation and one batched search for the whole batch; only the chosen
     plays are formatted. ``boards`` must come from :func:`check_position`.
     """
     moves = generate(boards, dice)
-    mover, depth = _score(evaluator, moves, ply, filters)
+    scores = score_moves(evaluator, moves, None, np.zeros(len(boards), np.int64), ply, filters)
     owner = np.repeat(np.arange(len(moves)), moves.counts())
-    order = np.lexsort((-equity(mover), -depth, owner))
+    order = np.lexsort((-scores.score, -scores.depth, owner))
     first = order[moves.offsets[:-1]]  # each position's candidates are contiguous, best first
-    return [_ranked(boards[b], moves, mover, depth, k) for b, k in enumerate(first.tolist())]
+    return [_ranked(boards[b], moves, scores, k, None) for b, k in enumerate(first.tolist())]
 
 
 def evaluate_position(evaluator, board, ply: int = 0) -> PositionEvaluation:
@@ -174,29 +192,27 @@ def cube_analysis(evaluator, board, match_info: MatchInfo, ply: int = 0) -> Cube
     gnubg writes the Position ID from the view of the player holding the dice
     (``match_info.dice_owner``), also while the opponent answers a double, so ``board``
     is used as it is and that player is the doubler. Money play when ``match_length`` is
-    0, else the Kazaross-XG2 match equities; the cube life ``x`` follows the position's
-    class exactly as the agents' cube play does (:func:`bgzero.agents.cube.cube_lives`).
+    0, else the Kazaross-XG2 match equities. The decision is the agents' own: the cubeful
+    search of :func:`bgzero.agents.cubeful.cube_decisions` at ``ply``; ``x`` is the cube
+    life Janowski's model gives this position at its leaves (:func:`bgzero.agents.cube.cube_lives`).
     """
     board = check_position(board)
     player = match_info.dice_owner
     state = from_match_info(match_info)
-    evaluation = evaluate_position(evaluator, board, ply)
-    kind, x = PositionClass(classify(board[None])[0]), float(cube_lives(board[None])[0])  # as the agents play
+    kind, x = PositionClass(classify(board[None])[0]), float(cube_lives(board[None])[0])
     reason = _no_double_reason(match_info, state, player)
-    decision = None if reason else cube_decision(evaluation.probs, state, player, x)
-    return CubeAnalysis(player, evaluation, kind, x, decision, reason)
+    if reason:
+        return CubeAnalysis(player, evaluate_position(evaluator, board, ply), kind, x, None, reason, state)
+    decisions, probs = cube_decisions(evaluator, board[None], [state], [player], ply)
+    evaluation = PositionEvaluation(_floats(probs[0]), float(equity(probs[0])), ply)
+    return CubeAnalysis(player, evaluation, kind, x, decisions[0], None, state)
 
 
-def _score(evaluator, moves, ply: int, filters) -> tuple[np.ndarray, np.ndarray]:
-    """Mover's-view probabilities of every candidate and the depth each was scored at."""
-    probs, depth = analyse_moves(evaluator, moves, ply, filters)
-    return flip(probs), depth
-
-
-def _ranked(board: np.ndarray, moves, mover: np.ndarray, depth: np.ndarray, k: int) -> RankedMove:
+def _ranked(board: np.ndarray, moves, scores, k: int, state: MatchState | None) -> RankedMove:
     steps = [tuple(s) for s in moves.steps[k].tolist() if s[0] >= 0]
-    return RankedMove(format_steps(board, steps), float(equity(mover[k])), _floats(mover[k]), int(depth[k]),
-                      position_id(moves.results[k]))
+    mwc = None if state is None or state.is_money else float(scores.value[k])
+    return RankedMove(format_steps(board, steps), float(scores.score[k]), _floats(flip(scores.probs[k])),
+                      int(scores.depth[k]), position_id(moves.results[k]), mwc=mwc)
 
 
 def _floats(probs) -> tuple[float, float, float, float, float]:

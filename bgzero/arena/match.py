@@ -163,7 +163,8 @@ def _move_turn(agents: Sequence[Agent], live: list[_Live]) -> None:
         boards = np.stack([m.board for m in group])
         dice = np.array([m.dice for m in group], np.int8)
         moves = generate(boards, dice)
-        chosen = agents[player].choose(boards, dice, moves)
+        chosen = agents[player].choose_for_score(boards, dice, moves, [m.state for m in group],
+                                                 np.full(len(group), player))
         for m, k in zip(group, chosen):
             steps = tuple(sorted(((int(f), int(t)) for f, t in moves.steps[k] if f >= 0), reverse=True))
             m.actions.append(Action(player, MOVE, m.dice, steps))

@@ -10,6 +10,7 @@ from bgzero.arena.analysis import (
     PositionEvaluation,
     RankedMove,
     cube_analysis,
+    equity_label,
     evaluate_position,
     evaluator_from_spec,
     parse_dice,
@@ -19,6 +20,7 @@ from bgzero.arena.analysis import (
 )
 from bgzero.cli import CONFIGS, one_line_errors, positional_args
 from bgzero.config_check import HINT, check
+from bgzero.cube import DOUBLE_BEAVER, DOUBLE_PASS, DOUBLE_TAKE, TOO_GOOD, emg_to_mwc, from_match_info
 from bgzero.engine.ids import board_from_position_id, match_id
 from bgzero.errors import ConfigError
 
@@ -39,8 +41,10 @@ def run(cfg: DictConfig) -> str:
     trials = cfg.get("rollout")
     lines = [f"Position ID {cfg.position}" + (f", Match ID {match_id(info)}: {_describe_match(info)}" if info else "")]
     if dice is not None:
-        lines.append(f"{dice[0]}{dice[1]} to play, {cfg.agent} at {ply}-ply, cubeless equities for the mover")
-        ranked = rank_moves(evaluator, board, dice, ply)
+        state = from_match_info(info) if info is not None else None
+        player = info.dice_owner if info is not None else 0
+        lines.append(f"{dice[0]}{dice[1]} to play, {cfg.agent} at {ply}-ply, {equity_label(state)} for the mover")
+        ranked = rank_moves(evaluator, board, dice, ply, state=state, player=player)
         rolled = _rollouts([board_from_position_id(m.result) for m in ranked[:cfg.get("rollout_top", 5)]],
                            cfg, trials, flipped=True) if trials else []
         lines += _moves_table(ranked, rolled)
@@ -70,16 +74,18 @@ def _probs(probs) -> str:
 
 
 def _moves_table(moves: list[RankedMove], rolled=()) -> list[str]:
-    """The ranked plays; with rollouts, the first ``len(rolled)`` get the rollout's equity, error and win chance."""
+    """gnubg's columns; a play scored shallower than the best is compared at its own depth. With
+    rollouts, the first ``len(rolled)`` plays get the rollout's equity, error and win chance."""
     width = max(9, *(len(m.move) for m in moves))
-    best = moves[0].equity
+    match = moves[0].mwc is not None
     extra = f"   rollout ± se    win  ({rolled[0].trials} trials)" if rolled else ""
-    rows = [f"  # ply  {'move':<{width}}   equity    diff  {_PROBS_HEADER}{extra}"]
+    rows = [f"  # ply  {'move':<{width}}   equity    diff  {'   MWC  ' if match else ''}{_PROBS_HEADER}{extra}"]
     for rank, m in enumerate(moves, 1):
-        diff = f"{m.equity - best:+7.3f}" if rank > 1 else " " * 7
+        diff = f"{m.diff:+7.3f}" if rank > 1 else " " * 7
+        mwc = f"{100 * m.mwc:6.2f}%  " if match else ""
         move = m.move or "(no move)"  # a roll that cannot be played
         rollout = _rollout_cell(rolled[rank - 1]) if rank <= len(rolled) else ""
-        rows.append(f"{rank:3d} {m.ply:3d}  {move:<{width}}  {m.equity:+7.3f} {diff}  {_probs(m.probs)}{rollout}")
+        rows.append(f"{rank:3d} {m.ply:3d}  {move:<{width}}  {m.equity:+7.3f} {diff}  {mwc}{_probs(m.probs)}{rollout}")
     return rows
 
 
@@ -97,28 +103,52 @@ def _evaluation(ev: PositionEvaluation, agent: str, rolled=None) -> list[str]:
     return rows
 
 
+_ORDER = {DOUBLE_TAKE: ("Double, take", "Double, pass", "No double"),
+          DOUBLE_BEAVER: ("Double, take", "Double, pass", "No double"),
+          DOUBLE_PASS: ("Double, pass", "Double, take", "No double")}
+
+
 def _cube(cube: CubeAnalysis, info) -> list[str]:
-    """The three equities with each one's cost against the proper action, as gnubg lists them."""
+    """gnubg's layout: the three equities, the proper one first, each with its cost, then the proper action."""
     head = f"Cube analysis for player {cube.player} ({cube.kind}, cube life x = {cube.x:.3f})"
     if cube.decision is None:
         return [head, f"  no cube action: {cube.reason}"]
-    d = cube.decision
-    rows = [head + ", normalised equities (double, pass = +1)"]
-    for name, value in (("No double", d.equities.no_double), ("Double, take", d.equities.double_take),
-                        ("Double, pass", d.equities.double_pass)):
-        rows.append(f"  {name:<14}{value:+7.3f}  ({value - d.equity:+.3f})")
-    rows.append(f"Proper cube action: {d.action.capitalize()}")
+    d, state, match = cube.decision, cube.state, not cube.state.is_money
+    unit = "EMG, MWC in brackets" if match else "per cube"
+    rows = [head + f", {cube.evaluation.ply}-ply", f"Cubeful equities ({unit}; double, pass = +1):"]
+    equities = {"No double": d.equities.no_double, "Double, take": d.equities.double_take,
+                "Double, pass": d.equities.double_pass}
+    for rank, name in enumerate(_ORDER.get(d.action, ("No double", "Double, pass", "Double, take")), 1):
+        value = equities[name]
+        mwc = f" ({100 * emg_to_mwc(value, state, cube.player):6.2f}%)" if match else ""
+        cost = f"  ({value - d.equity:+.3f})" if rank > 1 else ""
+        rows.append(f"{rank}. {name:<14}{value:+7.3f}{mwc}{cost}")
+    rows.append(f"Proper cube action: {proper_action(d, redouble=state.cube.value > 1)}")
     if info.double_offered:
         rows.append(f"Player {info.turn} has been doubled: {d.response}")
     return rows
 
 
+def proper_action(decision, redouble: bool = False) -> str:
+    """gnubg's words for the doubler's proper action and the taker's answer, e.g. "Too good to double, pass"."""
+    word = "redouble" if redouble else "double"
+    doubler = {TOO_GOOD: f"Too good to {word}", DOUBLE_TAKE: word.capitalize(), DOUBLE_PASS: word.capitalize(),
+               DOUBLE_BEAVER: word.capitalize()}.get(decision.action, f"No {word}")
+    return f"{doubler}, {decision.response}"
+
+
 def _describe_match(info) -> str:
-    n, (s0, s1) = info.match_length, info.score
-    game = f"{n}-point match, score {s0}-{s1}" if n else "money game"
+    """The score as gnubg's "X-away, Y-away", saying whose is whose."""
     owner = "centred" if info.cube_owner == -1 else f"owned by player {info.cube_owner}"
-    crawford = ", Crawford game" if info.crawford else ""
-    return f"{game}{crawford}, cube {info.cube_value} {owner}, player {info.dice_owner} on roll"
+    cube = f"cube {info.cube_value} {owner}, player {info.dice_owner} on roll"
+    n, score = info.match_length, info.score
+    if not n:
+        return f"money game, {cube}"
+    state = from_match_info(info)
+    crawford = (", Crawford game" if state.crawford else ", double match point" if state.away(0) == state.away(1) == 1
+                else ", post-Crawford" if state.post_crawford else "")
+    aways = ", ".join(f"player {p} {n - score[p]}-away" for p in (0, 1))
+    return f"{n}-point match, {aways} (score {score[0]}-{score[1]}){crawford}, {cube}"
 
 
 @hydra.main(version_base="1.3", config_path=CONFIGS, config_name="hint")

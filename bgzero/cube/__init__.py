@@ -3,7 +3,7 @@
 Layered inside: :mod:`~bgzero.cube.state` (cube and match state, the rules, Match IDs),
 :mod:`~bgzero.cube.actions` (the action names and the choice among three equities),
 :mod:`~bgzero.cube.money` (Janowski's money equities), :mod:`~bgzero.cube.met` (the match
-equity table and match equities) and :mod:`~bgzero.cube.decision` (money or match). This
+equity table and match equities) and :mod:`~bgzero.cube.decision` (money or match) and :mod:`~bgzero.cube.cubeful` (values for a cubeful search). This
 package re-exports their public names, so callers write ``from bgzero.cube import ...``.
 """
 
@@ -20,6 +20,15 @@ from bgzero.cube.actions import (
     CubeEquities,
     decide,
 )
+from bgzero.cube.cubeful import (
+                                 cube_values,
+                                 cubeful_value,
+                                 no_double_value,
+                                 normalised,
+                                 other_side,
+                                 pass_value,
+                                 proper_value,
+)
 from bgzero.cube.decision import cube_decision, take_decision
 from bgzero.cube.met import (
     MET_LENGTH,
@@ -32,6 +41,7 @@ from bgzero.cube.met import (
     match_equity,
     mwc,
     mwc_to_emg,
+    pass_mwc,
     take_point,
 )
 from bgzero.cube.money import (

@@ -242,12 +242,18 @@ def match_cubeful_mwc(probs, state: MatchState, player: int, x: float = CLASSIC.
     return dead * (1 - x) + live * x
 
 
+def pass_mwc(state: MatchState, player: int) -> float:
+    """MWC of ``player`` when its double is passed: the current cube won."""
+    _require_match(state)
+    return _after(state, player, state.cube.value, 0)
+
+
 def match_cube_equities(probs, state: MatchState, player: int, x: float = CLASSIC.contact) -> CubeEquities:
     """MWCs of no double, double/take (cube doubled, owned by the taker) and double/pass for ``player``."""
     return CubeEquities(
         no_double=match_cubeful_mwc(probs, state, player, x),
         double_take=match_cubeful_mwc(probs, after_take(state, player), player, x),
-        double_pass=_after(state, player, state.cube.value, 0),
+        double_pass=pass_mwc(state, player),
     )
 
 

@@ -87,7 +87,7 @@ class ExternalPlayer:
         if sit.action == MOVE:
             dice = np.array([sit.dice], np.int8)
             moves = generate(board, dice)
-            chosen = int(self.agent.choose(board, dice, moves)[0])
+            chosen = int(self.agent.choose_for_score(board, dice, moves, [sit.state], [0])[0])
             steps = [tuple(s) for s in moves.steps[chosen].tolist() if s[0] >= 0]
             return Answer(sit, format_steps(sit.board, steps), moves.results[chosen].copy())
         if sit.action == CUBE:

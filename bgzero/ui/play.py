@@ -21,7 +21,7 @@ from bgzero.agents.base import Agent
 from bgzero.agents.pubeval import pubeval_scores
 from bgzero.agents.search import evaluate_ply
 from bgzero.agents.specs import parse_spec
-from bgzero.arena.analysis import cube_analysis, evaluator_from_spec, rank_moves
+from bgzero.arena.analysis import cube_analysis, equity_label, evaluator_from_spec, rank_moves
 from bgzero.arena.match import DOUBLE, MOVE, PASSED, Action, MatchGame, MatchRecord
 from bgzero.arena.matchfiles import write_match_file
 from bgzero.cube import PASS, TAKE, MatchState, after_take, award, drop_points, may_double, points_for, to_match_info
@@ -62,16 +62,15 @@ class Hints:
             hint_spec = bot_spec
         return cls(hint_spec, shown)
 
-    def moves(self, board: np.ndarray, dice) -> list[str]:
-        """The legal plays of ``dice``, best first, as a table for the side on roll of ``board``."""
+    def moves(self, board: np.ndarray, dice, state: MatchState | None = None) -> list[str]:
+        """The legal plays of ``dice``, best first, as a table for you (player 0) on roll in ``board`` and ``state``."""
         if self.evaluator is None:
             return self._pubeval_moves(board, dice)
-        ranked = rank_moves(self.evaluator, board, dice, self.ply)
-        best = ranked[0].equity
-        lines = [f"{self.spec} at {self.ply}-ply, cubeless equity for you:",
+        ranked = rank_moves(self.evaluator, board, dice, self.ply, state=state, player=0)
+        lines = [f"{self.spec} at {self.ply}-ply, {equity_label(state)} for you:",
                  "  #  move                      equity    diff    win  w gam  l gam"]
         for k, m in enumerate(ranked[: self.shown], 1):
-            diff = f"{m.equity - best:+7.3f}" if k > 1 else " " * 7
+            diff = f"{m.diff:+7.3f}" if k > 1 else " " * 7
             lines.append(f"{k:3d}  {m.move or '(no move)':<24} {m.equity:+7.3f} {diff}  "
                          f"{m.probs[0]:5.3f}  {m.probs[1]:5.3f}  {m.probs[3]:5.3f}")
         return lines + self._more(len(ranked))
@@ -100,7 +99,8 @@ class Hints:
             return [f"no cube action: {analysis.reason}"]
         d = analysis.decision
         eq = d.equities
-        lines = [f"{self.spec} at {self.ply}-ply ({analysis.kind}), normalised cubeful equities for the doubler:",
+        lines = [f"{self.spec} at {self.ply}-ply ({analysis.kind}), cubeful equities for the doubler"
+                 f"{' (EMG)' if state.match_length else ''}, double/pass = +1:",
                  f"  no double {eq.no_double:+.3f}, double/take {eq.double_take:+.3f}, "
                  f"double/pass {eq.double_pass:+.3f}",
                  f"  proper cube action: {d.action}"]
@@ -321,7 +321,7 @@ class PlaySession:
     def bot_move(self) -> None:
         boards, dice = self.board[None], np.array([self.dice], np.int8)
         moves = generate(boards, dice)
-        k = int(self.bot.choose(boards, dice, moves)[0])
+        k = int(self.bot.choose_for_score(boards, dice, moves, [self.state], [1])[0])
         steps = [(int(a), int(b)) for a, b in moves.steps[k].tolist() if a >= 0]
         text = format_steps(self.board, steps) or "cannot move"
         self.say(f"{self.names[1]} rolls {self.dice[0]}-{self.dice[1]}: {text}")
@@ -337,7 +337,7 @@ class PlaySession:
         while True:
             text = self.ask(f"Your move ({self.dice[0]}-{self.dice[1]}): ", "move")
             if text.lower() == "hint":
-                self.say(*self.hints.moves(self.board, self.dice))
+                self.say(*self.hints.moves(self.board, self.dice, self.state))
                 continue
             if not text or self.common(text):
                 continue
@@ -369,7 +369,7 @@ class PlaySession:
             if text in ("undo", "u", "n", "no"):
                 return False
             if text == "hint":
-                self.say(*self.hints.moves(self.board, self.dice))
+                self.say(*self.hints.moves(self.board, self.dice, self.state))
             elif not self.common(text):
                 self.say(f"{text!r}: press Enter (or type ok) to play {move.text}, or undo")
 

@@ -214,7 +214,7 @@ class WebGame:
     def _bot_move(self) -> None:
         boards, dice = self.board[None], np.array([self.dice], np.int8)
         moves = generate(boards, dice)
-        k = int(self.bot.choose(boards, dice, moves)[0])
+        k = int(self.bot.choose_for_score(boards, dice, moves, [self.state], [1])[0])
         steps = [(int(a), int(b)) for a, b in moves.steps[k].tolist() if a >= 0]
         self._say(f"{self.names[1]} rolls {self.dice[0]}-{self.dice[1]}: "
                   f"{format_steps(self.board, steps) or 'cannot move'}.")
