@@ -144,7 +144,7 @@ def test_player_names_survive_gnubgs_score_line():
     (lambda t: t.replace("  3) 44:", "  3) xx:"), "line 7 (game 1, left column): cannot read 'xx:'"),
     (lambda t: t.replace("  3) 44:                          Doubles => 2",
                          "  3) 44:                          Doubles => 4"), "but the cube goes to 2"),
-    (lambda t: t[:t.index("  4)  Drops")], "game 1 ends without a winner"),
+    (lambda t: t[:t.index("  4)  Drops")] + t[t.index(" Game 2"):], "game 1 ends without a winner"),
 ])
 def test_parse_errors_name_the_line_and_the_problem(edit, message):
     with pytest.raises(MatFormatError, match=re.escape(message)):

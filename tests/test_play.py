@@ -11,12 +11,14 @@ import pytest
 from bgzero.agents.base import Agent
 from bgzero.agents.specs import make_agent
 from bgzero.arena.match import DOUBLE, PASSED
+from bgzero.arena.matchfiles import read_match_file
 from bgzero.arena.matfile import read_match
 from bgzero.cube import PASS, TAKE, CubeState, MatchState
 from bgzero.engine.board import START
 from bgzero.ui.play import Hints, PlaySession
 from bgzero.ui.render import ASCII, render_board
 from bgzero.ui.replay import replay_mat, show_match
+from tests.gnubg_program import run_gnubg
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED, LENGTH = 5, 3
@@ -202,3 +204,21 @@ def test_replay_shows_every_action_of_a_mat_file(scripted, capsys):
     waits = []
     show_match(record, pace=0.25, out=io.StringIO(), style=ASCII, sleep=waits.append)
     assert waits == [0.25] * pictures
+
+
+@pytest.mark.parametrize("suffix", [".mat", ".sgf"])
+def test_a_session_quit_mid_game_saves_the_game_in_progress(tmp_path, suffix):
+    path = tmp_path / f"unfinished{suffix}"
+    human = ScriptedHuman([FIRST, "", FIRST, "", FIRST, "", FIRST, "", "quit"])
+    session, text = _play(human, make_agent("pubeval"), bot_name="pubeval", length=LENGTH, seed=SEED, save=path)
+    assert session.playing and "and the game in progress to" in text
+    record = read_match_file(path)
+    assert record.unfinished is not None and record.unfinished.winner is None
+    assert record.unfinished.actions == tuple(session.actions) and record.games == tuple(session.records)
+    out = io.StringIO()
+    replay_mat(path, pace=0, out=out, style=ASCII)  # bgzero-replay reads it back
+    assert f"Game {len(record.games) + 1} was saved unfinished here." in out.getvalue()
+    if suffix == ".mat":  # and gnubg imports it with the game in progress: its export holds the same game
+        again = tmp_path / "again.mat"
+        run_gnubg([f"import mat {path}", f"export match mat {again}"])
+        assert read_match_file(again).unfinished.actions == record.unfinished.actions

@@ -60,13 +60,14 @@ class MatchGame:
     cube value it was won at (for a pass, the value before the refused double); ``points``
     what the winner scored (gammons single under an active Jacoby rule; not capped at the
     match length). ``resigned``: the loser gave up a ``kind`` game before it was over (games
-    read from gnubg's files; bgzero's own agents play every game out).
+    read from gnubg's files; bgzero's own agents play every game out). A game left
+    unfinished (:attr:`MatchRecord.unfinished`) has ``winner`` ``None`` and 0 for the rest.
     """
 
     score: tuple[int, int]
     crawford: bool
     actions: tuple[Action, ...]
-    winner: int
+    winner: int | None
     kind: int
     cube: int
     points: int
@@ -78,6 +79,8 @@ class MatchRecord:
     """A match to ``length`` points, or a money session (``length`` 0), between ``names``.
 
     ``score`` is the final score: capped at the length in a match, running totals in money.
+    ``unfinished``: the game in progress when the match was saved (``bgzero-play``'s ``save``),
+    starting at ``score``; it scores nothing.
     """
 
     length: int
@@ -85,6 +88,7 @@ class MatchRecord:
     games: tuple[MatchGame, ...]
     score: tuple[int, int]
     jacoby: bool = False
+    unfinished: MatchGame | None = None
 
     @property
     def winner(self) -> int | None:

@@ -14,7 +14,8 @@ match mat`` (``ExportGameJF``, gnubg 1.07) writes the same match after importing
   is the result times the cube, as gnubg writes it (it ignores the Jacoby rule there; the
   next game's score line has the points actually scored). A ``Wins`` line before the game
   is over is a resignation (gnubg's bots resign hopeless games): the loser gives up ``N``
-  divided by the cube (single, gammon or backgammon), and the game scores that.
+  divided by the cube (single, gammon or backgammon), and the game scores that. The last
+  game may lack its ``Wins`` line: a game saved unfinished, as gnubg imports it.
 
 Steps are in gnubg's canonical order (highest source first), the order gnubg's importer
 stores them in, so a file written here comes back out of gnubg unchanged. gnubg marks the
@@ -77,7 +78,7 @@ def format_match(record: MatchRecord, comments: tuple[str, ...] = ()) -> str:
     out = [f"; {line}\n" for c in comments for line in c.splitlines()]
     out += ["\n"] if comments else []
     out.append(f" {record.length} point match\n\n")
-    for k, game in enumerate(record.games, 1):
+    for k, game in enumerate(record.games + ((record.unfinished,) if record.unfinished else ()), 1):
         out += _format_game(k, game, names)
     return "".join(out)
 
@@ -189,7 +190,9 @@ def parse_match(text: str, *, jacoby: bool = False) -> MatchRecord:
         names = names or game_names
         if score != state.score:
             raise MatFormatError(f"line {first + 1}: game {k} starts at {score}, but the games before end at {state.score}")
-        game = _replay(lines, body, state, k)
+        game = _replay(lines, body, state, k, last=k == len(blocks))
+        if game.winner is None:
+            return MatchRecord(length, names, tuple(games), state.score, jacoby, game)
         games.append(game)
         state = award(state, game.winner, game.points)
     return MatchRecord(length, names, tuple(games), state.score, jacoby)
@@ -255,8 +258,11 @@ def _columns(line: str) -> tuple[str, str]:
     return left[left.find(")") + 1:].strip(), right.strip()
 
 
-def _replay(lines: list[str], body: list[int], state: MatchState, k: int) -> MatchGame:
-    """Replay one game's action lines from ``state``: its record, or the first rule it breaks."""
+def _replay(lines: list[str], body: list[int], state: MatchState, k: int, last: bool) -> MatchGame:
+    """Replay one game's action lines from ``state``: its record, or the first rule it breaks.
+
+    The ``last`` game may stop without a winner: an unfinished game (``winner`` ``None``).
+    """
     start, board = state, START
     actions: list[Action] = []
     on_roll = None  # known from the opening move on
@@ -321,6 +327,8 @@ def _replay(lines: list[str], body: list[int], state: MatchState, k: int) -> Mat
             else:
                 raise MatFormatError(f"{where}: cannot read {shown(entry)}: expected a roll 'DD: moves', "
                                      "'Doubles => N', 'Takes', 'Drops' or 'Wins N points'")
+    if end is None and last:
+        return MatchGame(start.score, start.crawford, tuple(actions), None, 0, 0, 0)
     if end is None:
         raise MatFormatError(f"line {body[-1] + 1}: game {k} ends without a winner (no bear-off or dropped double)")
     winner, kind, cube, points, _, *resigned = end
