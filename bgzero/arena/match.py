@@ -26,7 +26,7 @@ import numpy as np
 from tqdm import tqdm
 
 from bgzero.agents.base import Agent
-from bgzero.agents.specs import make_agent
+from bgzero.agents.specs import make_agent, spec_name
 from bgzero.cube import PASS, TAKE, MatchState, after_take, award, drop_points, match_winner, may_double, points_for
 from bgzero.engine.board import START
 from bgzero.engine.game import game_results, opening_roll, roll
@@ -206,7 +206,8 @@ def _play_matches_shard(args) -> list[MatchRecord]:
 
     spec_a, spec_b, seeds, length, games, jacoby = args
     torch.set_num_threads(1)
-    return play_matches(make_agent(spec_a), make_agent(spec_b), seeds, length, games, jacoby, names=(spec_a, spec_b))
+    return play_matches(make_agent(spec_a), make_agent(spec_b), seeds, length, games, jacoby,
+                        names=(spec_name(spec_a), spec_name(spec_b)))
 
 
 def play_matches_from_specs(spec_a: str, spec_b: str, matches: int, length: int = 7, games: int = 1, jacoby: bool = False,
