@@ -212,9 +212,11 @@ def _play_matches_shard(args) -> list[MatchRecord]:
 
 def play_matches_from_specs(spec_a: str, spec_b: str, matches: int, length: int = 7, games: int = 1, jacoby: bool = False,
                      seed: int = 0, processes: int = 1, shard: int = 8,
-                     progress: bool = False) -> tuple[list[MatchRecord], float]:
+                     progress: bool = False, on_record=None) -> tuple[list[MatchRecord], float]:
     """:func:`play_matches` for agents named by spec strings, over ``processes`` processes.
 
+    ``on_record(i, record)`` runs for each match (numbered from 1, in seed order) as soon as
+    its shard is done, so a caller shows and saves matches while the rest are played.
     Returns the records, in seed order, and the seconds taken. Seeds are drawn here and
     cut into shards of ``shard`` matches, each played with freshly built agents (gnubg's
     engine is global state, and a fresh agent starts its own randomness afresh), so the
@@ -229,7 +231,10 @@ def play_matches_from_specs(spec_a: str, spec_b: str, matches: int, length: int 
     records: list[MatchRecord] = []
     with tqdm(total=matches, unit="match", disable=not progress, dynamic_ncols=True) as bar:
         for res in _shards(jobs, processes):
-            records += res
+            for record in res:
+                records.append(record)
+                if on_record:
+                    on_record(len(records), record)
             bar.update(len(res))
     return records, time.perf_counter() - start
 

@@ -1,5 +1,6 @@
 """``bgzero-league``: rate every checkpoint of a run; writes league.csv/json/png."""
 
+import sys
 from pathlib import Path
 
 import hydra
@@ -16,7 +17,8 @@ def main(cfg: DictConfig) -> None:
     try:
         check(cfg, LEAGUE)
         processes = count_of_processes("processes", cfg.processes)
-        table = run_league(cfg.run, cfg.limit, cfg.games_vs_pubeval, cfg.games_per_pair, cfg.seed, processes, cfg.ply)
+        table = run_league(cfg.run, cfg.limit, cfg.games_vs_pubeval, cfg.games_per_pair, cfg.seed, processes, cfg.ply,
+                           progress=sys.stderr.isatty())
     except (FileNotFoundError, BgzeroError) as e:
         raise SystemExit(f"bgzero-league: {e}") from None
     png = write_table(table, cfg.out)

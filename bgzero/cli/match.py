@@ -21,16 +21,20 @@ def run(cfg: DictConfig) -> dict:
     processes = count_of_processes("processes", cfg.processes)
     length, games, matches, shard = cfg.length, cfg.games, cfg.matches, cfg.shard
     formats = FORMATS[cfg.format]
-    records, seconds = play_matches_from_specs(cfg.a, cfg.b, matches, length=length, games=games, jacoby=bool(cfg.jacoby),
-                                        seed=cfg.seed, processes=processes, shard=shard, progress=cfg.progress)
     out = Path(cfg.out)
     comment = f"bgzero-match a={cfg.a} b={cfg.b} seed={cfg.seed} shard={shard}"
-    for i, record in enumerate(records, 1):
+
+    def publish(i: int, record) -> None:
+        """Save and show each match as its shard finishes, not after the last one."""
         for suffix in formats:
             write_match_file(out / f"match_{i:04d}{suffix}", record, comments=(f"{comment} match {i}",))
         if cfg.show:
-            print(f"\n===== match {i} of {len(records)} =====")
+            print(f"\n===== match {i} of {matches} =====")
             show_match(record, pace=float(cfg.pace))
+
+    records, seconds = play_matches_from_specs(cfg.a, cfg.b, matches, length=length, games=games, jacoby=bool(cfg.jacoby),
+                                               seed=cfg.seed, processes=processes, shard=shard,
+                                               progress=cfg.progress and not cfg.show, on_record=publish)
     summary = summarise_matches(records, seconds)
     result = {"a": cfg.a, "b": cfg.b, "seed": cfg.seed, "shard": shard, "jacoby": bool(cfg.jacoby),
               **summary.as_dict()}

@@ -1,5 +1,6 @@
 """``bgzero-prune``: add a distilled pruning net to a checkpoint (faster 1- and 2-ply search)."""
 
+import sys
 from dataclasses import asdict
 
 import hydra
@@ -21,7 +22,7 @@ def run(cfg: DictConfig) -> str:
     torch.set_num_threads(1)
     state = load_checkpoint(cfg.checkpoint)
     net, report = distill(load_evaluator(cfg.checkpoint), positions=int(cfg.positions), hidden=int(cfg.hidden),
-                          seed=int(cfg.seed))
+                          seed=int(cfg.seed), progress=sys.stderr.isatty())
     state.update(net_fields(net, "prune_"), prune_report=asdict(report))
     out = save_checkpoint(cfg.out or cfg.checkpoint, state)
     return (f"pruning net 198-{cfg.hidden}-5 fitted on {report.positions:,} positions: RMSE {report.rmse:.4f} "
