@@ -11,6 +11,7 @@ from bgzero.agents.cube import cube_actions, cube_lives
 from bgzero.agents.neural import NeuralAgent
 from bgzero.agents.pubeval import PubevalAgent
 from bgzero.agents.random import RandomAgent
+from bgzero.arena import match as match_module
 from bgzero.arena.match import (
     DOUBLE,
     MOVE,
@@ -20,7 +21,6 @@ from bgzero.arena.match import (
     summarise_matches,
     wilson_interval,
 )
-from bgzero.arena import match as match_module
 from bgzero.arena.matfile import read_match
 from bgzero.cli.match import run
 from bgzero.cube import GNUBG_SHALLOW, PASS, TAKE, MatchState, award, may_double

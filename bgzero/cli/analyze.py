@@ -12,7 +12,6 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import NamedTuple
 
-import hydra
 import numpy as np
 from omegaconf import DictConfig
 from tqdm import tqdm
@@ -21,7 +20,7 @@ from bgzero.arena.analysis import best_moves, evaluator_from_spec, parse_dice, r
 from bgzero.arena.match_analysis import analyse_match, format_summary, merge_analyses
 from bgzero.arena.matchfiles import SUFFIXES, check_suffix, read_match_file
 from bgzero.atomic import atomic_write, atomic_write_text
-from bgzero.cli import CONFIGS, one_line_errors, positional_args
+from bgzero.cli import hydra_main, one_line_errors, positional_args
 from bgzero.config_check import ANALYZE, check, check_output_file
 from bgzero.errors import BgzeroError, ConfigError, InvalidDiceError
 
@@ -168,7 +167,7 @@ def run_match(cfg: DictConfig) -> dict:
     return result.as_dict(decisions=False)
 
 
-@hydra.main(version_base="1.3", config_path=CONFIGS, config_name="analyze")
+@hydra_main("analyze")
 def _main(cfg: DictConfig) -> None:
     with one_line_errors("bgzero-analyze"):
         run(cfg)

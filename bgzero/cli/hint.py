@@ -2,7 +2,6 @@
 
 import sys
 
-import hydra
 from omegaconf import DictConfig
 
 from bgzero.arena.analysis import (
@@ -17,7 +16,7 @@ from bgzero.arena.analysis import (
     read_match,
     read_position_and_match,
 )
-from bgzero.cli import CONFIGS, one_line_errors, positional_args
+from bgzero.cli import hydra_main, one_line_errors, positional_args
 from bgzero.config_check import HINT, check
 from bgzero.engine.ids import board_from_position_id, match_id
 from bgzero.errors import ConfigError
@@ -121,7 +120,7 @@ def _describe_match(info) -> str:
     return f"{game}{crawford}, cube {info.cube_value} {owner}, player {info.dice_owner} on roll"
 
 
-@hydra.main(version_base="1.3", config_path=CONFIGS, config_name="hint")
+@hydra_main("hint")
 def _main(cfg: DictConfig) -> None:
     with one_line_errors("bgzero-hint"):
         print(run(cfg))

@@ -3,16 +3,15 @@
 import sys
 from pathlib import Path
 
-import hydra
 from omegaconf import DictConfig
 
 from bgzero.arena.league import format_table, run_league, write_table
-from bgzero.cli import CONFIGS
+from bgzero.cli import hydra_main
 from bgzero.config_check import LEAGUE, check, count_of_processes
 from bgzero.errors import BgzeroError
 
 
-@hydra.main(version_base="1.3", config_path=CONFIGS, config_name="league")
+@hydra_main("league")
 def main(cfg: DictConfig) -> None:
     try:
         check(cfg, LEAGUE)

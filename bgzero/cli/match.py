@@ -3,13 +3,12 @@
 import json
 from pathlib import Path
 
-import hydra
 from omegaconf import DictConfig
 
 from bgzero.arena.match import play_matches_from_specs, summarise_matches
 from bgzero.arena.matchfiles import write_match_file
 from bgzero.atomic import atomic_write_text
-from bgzero.cli import CONFIGS, one_line_errors
+from bgzero.cli import hydra_main, one_line_errors
 from bgzero.config_check import MATCH, check, count_of_processes
 from bgzero.ui.replay import show_match
 
@@ -45,7 +44,7 @@ def run(cfg: DictConfig) -> dict:
     return result
 
 
-@hydra.main(version_base="1.3", config_path=CONFIGS, config_name="match")
+@hydra_main("match")
 def main(cfg: DictConfig) -> None:
     with one_line_errors("bgzero-match"):
         run(cfg)

@@ -2,14 +2,13 @@
 
 import sys
 
-import hydra
 import numpy as np
 from omegaconf import DictConfig
 
 from bgzero.agents.specs import make_agent, spec_name
 from bgzero.arena.match import MatchRecord
 from bgzero.arena.matchfiles import check_suffix
-from bgzero.cli import CONFIGS, one_line_errors
+from bgzero.cli import hydra_main, one_line_errors
 from bgzero.config_check import PLAY, check
 from bgzero.ui.play import Hints, PlaySession
 from bgzero.ui.render import ASCII, UNICODE
@@ -32,7 +31,7 @@ def run(cfg: DictConfig, stdin=sys.stdin, stdout=sys.stdout) -> MatchRecord:
     return session.run()
 
 
-@hydra.main(version_base="1.3", config_path=CONFIGS, config_name="play")
+@hydra_main("play")
 def main(cfg: DictConfig) -> None:
     try:
         with one_line_errors("bgzero-play"):

@@ -3,11 +3,10 @@
 import sys
 from dataclasses import asdict
 
-import hydra
 import torch
 from omegaconf import DictConfig
 
-from bgzero.cli import CONFIGS, one_line_errors
+from bgzero.cli import hydra_main, one_line_errors
 from bgzero.config_check import PRUNE, check
 from bgzero.errors import ConfigError
 from bgzero.learn.distill import distill
@@ -30,7 +29,7 @@ def run(cfg: DictConfig) -> str:
             f"{report.pairs:,} held-out position-rolls; written to {out}")
 
 
-@hydra.main(version_base="1.3", config_path=CONFIGS, config_name="prune")
+@hydra_main("prune")
 def main(cfg: DictConfig) -> None:
     with one_line_errors("bgzero-prune"):
         print(run(cfg))
