@@ -1,6 +1,9 @@
 """bgzero-play driven by a scripted human, its .mat in gnubg, and bgzero-replay."""
 
 import io
+import os
+import pty
+import select
 import subprocess
 import sys
 from pathlib import Path
@@ -222,3 +225,25 @@ def test_a_session_quit_mid_game_saves_the_game_in_progress(tmp_path, suffix):
         again = tmp_path / "again.mat"
         run_gnubg([f"import mat {path}", f"export match mat {again}"])
         assert read_match_file(again).unfinished.actions == record.unfinished.actions
+
+
+def test_at_a_terminal_lines_can_be_edited_and_recalled(tmp_path):
+    main, side = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "bgzero.cli.play", "bot=random:1", "length=1", "seed=1"],
+                            stdin=side, stdout=side, stderr=side, cwd=ROOT,
+                            env={**os.environ, "TERM": "xterm", "HOME": str(tmp_path)})
+    os.close(side)
+    # "xelp", then Ctrl-A (start of line), Ctrl-D (delete x), "h": help; then Ctrl-P recalls it; then quit
+    keys, out, sent = [b"xelp\x01\x04h\r", b"\x10\r", b"quit\r"], b"", 0
+    while proc.poll() is None:
+        if select.select([main], [], [], 0.5)[0]:
+            try:
+                out += os.read(main, 65536)
+            except OSError:
+                break
+        elif keys and len(out) > sent and out.rstrip().endswith((b"?", b":")):  # it waits at a prompt
+            os.write(main, keys.pop(0))
+            sent = len(out)
+    proc.wait(timeout=60)
+    text = out.decode(errors="replace")
+    assert text.count("resign [s|g|b]") == 2 and "Session ended." in text

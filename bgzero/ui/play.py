@@ -160,6 +160,10 @@ class PlaySession:
         self.save_path = Path(save) if save else None
         self.stdin, self.stdout = stdin, stdout
         self.echo = not stdin.isatty()
+        # at a terminal, input() with readline loaded gives line editing and this session's history
+        self.readline = stdin is sys.stdin and stdout is sys.stdout and stdin.isatty()
+        if self.readline:
+            import readline  # noqa: F401  (loading it is what makes input() edit lines)
         self.rng = np.random.default_rng(seed)
         self.state = MatchState(length, jacoby=jacoby)
         self.records: list[MatchGame] = []
@@ -176,9 +180,15 @@ class PlaySession:
     def ask(self, prompt: str, awaiting: str) -> str:
         """One line of input, stripped; :class:`_Quit` at end of input or on ``quit``."""
         self.awaiting = awaiting
-        self.stdout.write(prompt)
-        self.stdout.flush()
-        line = self.stdin.readline()
+        if self.readline:
+            try:
+                line = input(prompt) + "\n"
+            except EOFError:
+                line = ""
+        else:
+            self.stdout.write(prompt)
+            self.stdout.flush()
+            line = self.stdin.readline()
         if not line:
             self.say("", "(end of input)")
             raise _Quit
