@@ -210,7 +210,8 @@ SERVE = {"agent": AGENT, "host": text(), "port": whole(0, 65535), "connections":
          "referee.sgf": output_file(), "referee.gnubg": text(), "referee.timeout": number(above=0)}
 ANALYZE = {"input": text(null=True), "output": output_file(null=True), "agent": AGENT,
            "on_error": choice("skip", "stop"), "batch_size": whole(1), "match": text(null=True),
-           "html": output_file(null=True), "player": text(null=True), "jacoby": flag(), "progress": flag()}
+           "html": output_file(null=True), "player": text(null=True), "jacoby": flag(), "progress": flag(),
+           "rollout": whole(1, null=True), "rollout_worst": whole(1), "rollout_seed": SEED}
 HINT = {"agent": AGENT, "rollout": whole(1, null=True), "rollout_top": whole(1), "rollout_seed": SEED}
 PRUNE = {"checkpoint": text(null=True), "out": output_file(null=True), "positions": whole(1), "hidden": whole(1),
          "seed": SEED}

@@ -22,11 +22,14 @@ def test_ratings_with_unplayed_pairs():
     np.testing.assert_allclose(fit_ratings(ppg), [0, 0.5, 0.75], atol=1e-9)
 
 
-def test_league_over_a_tiny_run(tiny_cfg, tmp_path):
+def test_league_over_a_tiny_run(tiny_cfg, tmp_path, capsys):
     train(tiny_cfg)
     run = tmp_path / "run"
     assert len(select_checkpoints(run, 1)) == 1
-    table = run_league(run, limit=2, games_vs_pubeval=10, games_per_pair=10)
+    capsys.readouterr()
+    table = run_league(run, limit=2, games_vs_pubeval=10, games_per_pair=10, progress=True)
+    err = capsys.readouterr().err
+    assert "league" in err and "3/3" in err  # the bar bgzero-league shows on a terminal
     assert table.names[0] == "pubeval" and len(table.names) == 3
     assert np.allclose(table.ppg, -table.ppg.T, equal_nan=True)
     png = write_table(table, tmp_path / "league")

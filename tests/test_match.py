@@ -11,6 +11,7 @@ from bgzero.agents.cube import cube_actions, cube_lives
 from bgzero.agents.neural import NeuralAgent
 from bgzero.agents.pubeval import PubevalAgent
 from bgzero.agents.random import RandomAgent
+from bgzero.arena import match as match_module
 from bgzero.arena.match import (
     DOUBLE,
     MOVE,
@@ -208,3 +209,11 @@ def test_gnubg_agent_cube():
     assert may_double(states[1], 1)
     assert agent.double_decision(boards, states, players).tolist() == [False, True]
     assert agent.take_decision(boards, states, players).tolist() == [True, False]
+
+
+def test_each_match_is_handed_on_as_its_shard_finishes(monkeypatch):
+    events = []
+    played = match_module._play_matches_shard
+    monkeypatch.setattr(match_module, "_play_matches_shard", lambda job: events.append("played") or played(job))
+    play_matches_from_specs("pubeval", "random:3", 2, length=1, shard=1, on_record=lambda i, r: events.append(i))
+    assert events == ["played", 1, "played", 2]  # bgzero-match show=true prints match 1 before playing match 2

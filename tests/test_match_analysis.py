@@ -11,7 +11,7 @@ from bgzero import paths
 from bgzero.agents.specs import make_agent
 from bgzero.arena.analysis import evaluator_from_spec
 from bgzero.arena.match import play_matches
-from bgzero.arena.match_analysis import MARKS, analyse_match, mark, merge_analyses
+from bgzero.arena.match_analysis import MARKS, analyse_match, mark, merge_analyses, worst_decisions
 from bgzero.arena.matchfiles import write_match_file
 from bgzero.cli.analyze import run
 from bgzero.errors import ConfigError
@@ -67,6 +67,18 @@ def test_command_writes_json_text_and_html(judged, tmp_path, capsys):
     page = (tmp_path / "r.html").read_text()
     errors = sum(1 for p in saved["players"] for d in p["decisions"] if d["counted"] and d["mark"])
     assert page.count("<svg") == errors > 0 and "<script" not in page
+
+
+def test_the_worst_plays_are_rolled_out_beside_the_0_ply_judgement(judged, tmp_path, capsys):
+    spec, record, analysis = judged
+    mat = write_match_file(tmp_path / "m.mat", record)
+    _analyze(f"match={mat}", f"agent={spec}", "rollout=36", "rollout_worst=2")
+    text = capsys.readouterr().out
+    rows = json.loads((tmp_path / "m.analysis.json").read_text())["rollouts"]
+    worst = [d for d in worst_decisions(analysis) if d.kind == "checker"][:2]
+    assert [(r["game"], r["turn"], r["played"]) for r in rows] == [(d.game, d.turn, d.played) for d in worst]
+    assert all(r["trials"] == 36 and r["rollout_se"] > 0 for r in rows)
+    assert "Worst checker plays rolled out (36 trials each" in text and "rollout lost" in text
 
 
 @pytest.mark.slow  # analyses the match five times

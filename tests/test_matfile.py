@@ -9,9 +9,11 @@ import sys
 
 import pytest
 
+from bgzero.agents.specs import spec_name
 from bgzero.arena.match import DOUBLE, play_matches
 from bgzero.arena.matfile import MatFormatError, format_match, parse_match, player_name, read_match, write_match
 from bgzero.cube import PASS, TAKE
+from tests.gnubg_program import run_gnubg
 from tests.test_match import RandomCube
 
 # A 3-point match as GNU Backgammon 1.07 exports it after `import mat` of this very text
@@ -121,14 +123,27 @@ def test_written_match_reads_back_the_same(five_point, tmp_path):
 def test_money_session_reads_back_the_same():
     record = play_matches(RandomCube(7), RandomCube(8), [2], length=0, games=3, jacoby=True)[0]
     text = format_match(record)
-    assert text.startswith(" 0 point match\n")
-    assert parse_match(text, jacoby=True) == record
+    assert text.startswith('; [Jacoby "On"]\n\n 0 point match\n')
+    assert parse_match(text) == record  # the tag carries the rule
+    assert parse_match(text.replace('; [Jacoby "On"]\n', ""), jacoby=True) == record  # gnubg's files lack it
 
 
 def test_player_names_survive_gnubgs_score_line():
     name = player_name("checkpoint:checkpoints/reference model.pt@1")
-    assert name == "s_reference_model.pt@1" [-20:] and len(name) <= 20
+    assert name == "checkpoint_checkpoints_referenc" and len(name) == 31  # what gnubg keeps
     assert not re.search(r"[\s:]", name)
+    assert spec_name("checkpoint:checkpoints/strong.pt@1") == "strong@1" == spec_name("strong@1")
+    assert spec_name("pubeval") == "pubeval"
+
+
+def test_gnubg_imports_full_names_and_a_money_session_without_jacoby(tmp_path):
+    record = play_matches(RandomCube(7), RandomCube(8), [2], length=0, games=2, jacoby=False,
+                          names=("a_very_long_player_name_0123456", "strong@0"))[0]
+    path = write_match(tmp_path / "money.mat", record)
+    assert parse_match(path.read_text()) == record
+    run_gnubg(["set jacoby off", f"import mat {path}", f"save match {tmp_path / 'money.sgf'}"])
+    sgf = (tmp_path / "money.sgf").read_text()
+    assert "PW[a_very_long_player_name_0123456]" in sgf and "PB[strong@0]" in sgf and "RU[Jacoby]" not in sgf
 
 
 @pytest.mark.parametrize("edit, message", [
@@ -144,7 +159,7 @@ def test_player_names_survive_gnubgs_score_line():
     (lambda t: t.replace("  3) 44:", "  3) xx:"), "line 7 (game 1, left column): cannot read 'xx:'"),
     (lambda t: t.replace("  3) 44:                          Doubles => 2",
                          "  3) 44:                          Doubles => 4"), "but the cube goes to 2"),
-    (lambda t: t[:t.index("  4)  Drops")], "game 1 ends without a winner"),
+    (lambda t: t[:t.index("  4)  Drops")] + t[t.index(" Game 2"):], "game 1 ends without a winner"),
 ])
 def test_parse_errors_name_the_line_and_the_problem(edit, message):
     with pytest.raises(MatFormatError, match=re.escape(message)):

@@ -41,3 +41,14 @@ def test_notebook_runs_top_to_bottom(path, tiny_run, tmp_path, monkeypatch):
     outputs = [o for cell in nb.cells if cell.cell_type == "code" for o in cell.outputs]
     assert not [o for o in outputs if o.output_type == "error"]
     assert any("image/png" in o.get("data", {}) for o in outputs)  # the pictures were drawn
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_a_named_run_that_is_missing_stops_the_notebook(path, tmp_path, monkeypatch):
+    monkeypatch.setenv("BGZERO_RUN", str(tmp_path / "reference"))
+    nb = nbformat.read(path, as_version=4)
+    nb.cells = [c for c in nb.cells if c.cell_type == "code"][:1]  # the cell that finds the run
+    with pytest.raises(nbclient.exceptions.CellExecutionError, match="no run at"):
+        nbclient.NotebookClient(nb, timeout=120, kernel_name="python3",
+                                resources={"metadata": {"path": str(tmp_path)}}).execute()
+    assert not (tmp_path / "reference").exists()  # and nothing was trained in its place

@@ -1,6 +1,9 @@
 """bgzero-play driven by a scripted human, its .mat in gnubg, and bgzero-replay."""
 
 import io
+import os
+import pty
+import select
 import subprocess
 import sys
 from pathlib import Path
@@ -11,12 +14,14 @@ import pytest
 from bgzero.agents.base import Agent
 from bgzero.agents.specs import make_agent
 from bgzero.arena.match import DOUBLE, PASSED
+from bgzero.arena.matchfiles import read_match_file
 from bgzero.arena.matfile import read_match
 from bgzero.cube import PASS, TAKE, CubeState, MatchState
 from bgzero.engine.board import START
 from bgzero.ui.play import Hints, PlaySession
 from bgzero.ui.render import ASCII, render_board
 from bgzero.ui.replay import replay_mat, show_match
+from tests.gnubg_program import run_gnubg
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED, LENGTH = 5, 3
@@ -202,3 +207,43 @@ def test_replay_shows_every_action_of_a_mat_file(scripted, capsys):
     waits = []
     show_match(record, pace=0.25, out=io.StringIO(), style=ASCII, sleep=waits.append)
     assert waits == [0.25] * pictures
+
+
+@pytest.mark.parametrize("suffix", [".mat", ".sgf"])
+def test_a_session_quit_mid_game_saves_the_game_in_progress(tmp_path, suffix):
+    path = tmp_path / f"unfinished{suffix}"
+    human = ScriptedHuman([FIRST, "", FIRST, "", FIRST, "", FIRST, "", "quit"])
+    session, text = _play(human, make_agent("pubeval"), bot_name="pubeval", length=LENGTH, seed=SEED, save=path)
+    assert session.playing and "and the game in progress to" in text
+    record = read_match_file(path)
+    assert record.unfinished is not None and record.unfinished.winner is None
+    assert record.unfinished.actions == tuple(session.actions) and record.games == tuple(session.records)
+    out = io.StringIO()
+    replay_mat(path, pace=0, out=out, style=ASCII)  # bgzero-replay reads it back
+    assert f"Game {len(record.games) + 1} was saved unfinished here." in out.getvalue()
+    if suffix == ".mat":  # and gnubg imports it with the game in progress: its export holds the same game
+        again = tmp_path / "again.mat"
+        run_gnubg([f"import mat {path}", f"export match mat {again}"])
+        assert read_match_file(again).unfinished.actions == record.unfinished.actions
+
+
+def test_at_a_terminal_lines_can_be_edited_and_recalled(tmp_path):
+    main, side = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "bgzero.cli.play", "bot=random:1", "length=1", "seed=1"],
+                            stdin=side, stdout=side, stderr=side, cwd=ROOT,
+                            env={**os.environ, "TERM": "xterm", "HOME": str(tmp_path)})
+    os.close(side)
+    # "xelp", then Ctrl-A (start of line), Ctrl-D (delete x), "h": help; then Ctrl-P recalls it; then quit
+    keys, out, sent = [b"xelp\x01\x04h\r", b"\x10\r", b"quit\r"], b"", 0
+    while proc.poll() is None:
+        if select.select([main], [], [], 0.5)[0]:
+            try:
+                out += os.read(main, 65536)
+            except OSError:
+                break
+        elif keys and len(out) > sent and out.rstrip().endswith((b"?", b":")):  # it waits at a prompt
+            os.write(main, keys.pop(0))
+            sent = len(out)
+    proc.wait(timeout=60)
+    text = out.decode(errors="replace")
+    assert text.count("resign [s|g|b]") == 2 and "Session ended." in text

@@ -19,7 +19,7 @@ from bgzero.engine.game import game_results, random_positions
 from bgzero.engine.movegen import generate
 from bgzero.engine.segments import segment_argmax, segment_top_k
 from bgzero.errors import CheckpointError, ConfigError
-from bgzero.learn.distill import distill
+from bgzero.learn.distill import distill, self_play_candidates
 from bgzero.value.checkpoint import load_checkpoint, load_evaluator
 from bgzero.value.encode import encode
 from bgzero.value.evaluator import Evaluator
@@ -129,3 +129,9 @@ def test_bgzero_prune_bad_input_is_named(tiny_checkpoint, overrides, error, mess
     cfg.pop("defaults")
     with pytest.raises(error, match=message):
         run(cfg)
+
+
+def test_self_play_shows_its_progress(plain_evaluator, capsys):
+    self_play_candidates(plain_evaluator, 1000, 0, progress=True)
+    err = capsys.readouterr().err
+    assert "self-play" in err and "1000/1000" in err  # the bar bgzero-prune shows on a terminal

@@ -37,6 +37,12 @@ def parse_spec(spec: str) -> tuple[str, str | None, int]:
     return name.strip().lower(), (arg.strip() or None), int(ply_text)
 
 
+def spec_name(spec: str) -> str:
+    """A short name for boards and match files: a checkpoint's file stem and ply (``strong@0``), else the spec."""
+    name, arg, ply = parse_spec(spec)
+    return f"{Path(arg).stem}@{ply}" if name == "checkpoint" else str(spec).strip()
+
+
 def make_agent(spec: str) -> Agent:
     """Build the agent a spec string names; one-line errors for anything wrong."""
     name, arg, ply = parse_spec(spec)

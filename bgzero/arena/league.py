@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from tqdm import tqdm
 
 from bgzero.arena.duplicate import play_duplicate_from_specs
 from bgzero.atomic import atomic_write, atomic_write_text
@@ -67,19 +68,19 @@ def fit_ratings(ppg: np.ndarray) -> np.ndarray:
 
 
 def run_league(run_dir: str | Path, limit: int = 8, games_vs_pubeval: int = 1000, games_per_pair: int = 400,
-               seed: int = 0, processes: int = 1, ply: int = 0) -> LeagueTable:
-    """Play the league and return its table."""
+               seed: int = 0, processes: int = 1, ply: int = 0, progress: bool = False) -> LeagueTable:
+    """Play the league and return its table; ``progress``: a bar of the pairs played, on stderr."""
     ckpts = select_checkpoints(run_dir, limit)
     specs = [PUBEVAL] + [f"checkpoint:{p}@{ply}" for p in ckpts]
     n = len(specs)
     ppg = np.full((n, n), np.nan)
     ci = np.full((n, n), np.nan)
-    for i in range(1, n):
-        for j in range(i):
-            games = games_vs_pubeval if j == 0 else games_per_pair
-            r = play_duplicate_from_specs(specs[i], specs[j], games, seed=seed + i * n + j, processes=processes)
-            ppg[i, j], ppg[j, i] = r.ppg, -r.ppg
-            ci[i, j] = ci[j, i] = r.ci95
+    pairs = [(i, j) for i in range(1, n) for j in range(i)]
+    for i, j in tqdm(pairs, unit="pair", desc="league", disable=not progress, dynamic_ncols=True):
+        games = games_vs_pubeval if j == 0 else games_per_pair
+        r = play_duplicate_from_specs(specs[i], specs[j], games, seed=seed + i * n + j, processes=processes)
+        ppg[i, j], ppg[j, i] = r.ppg, -r.ppg
+        ci[i, j] = ci[j, i] = r.ci95
     return LeagueTable([PUBEVAL] + [str(p) for p in ckpts], [None] + [checkpoint_games(p) for p in ckpts],
                        ppg, ci, fit_ratings(ppg))
 

@@ -26,7 +26,7 @@ import numpy as np
 from tqdm import tqdm
 
 from bgzero.agents.base import Agent
-from bgzero.agents.specs import make_agent
+from bgzero.agents.specs import make_agent, spec_name
 from bgzero.cube import PASS, TAKE, MatchState, after_take, award, drop_points, match_winner, may_double, points_for
 from bgzero.engine.board import START
 from bgzero.engine.game import game_results, opening_roll, roll
@@ -60,13 +60,14 @@ class MatchGame:
     cube value it was won at (for a pass, the value before the refused double); ``points``
     what the winner scored (gammons single under an active Jacoby rule; not capped at the
     match length). ``resigned``: the loser gave up a ``kind`` game before it was over (games
-    read from gnubg's files; bgzero's own agents play every game out).
+    read from gnubg's files; bgzero's own agents play every game out). A game left
+    unfinished (:attr:`MatchRecord.unfinished`) has ``winner`` ``None`` and 0 for the rest.
     """
 
     score: tuple[int, int]
     crawford: bool
     actions: tuple[Action, ...]
-    winner: int
+    winner: int | None
     kind: int
     cube: int
     points: int
@@ -78,6 +79,8 @@ class MatchRecord:
     """A match to ``length`` points, or a money session (``length`` 0), between ``names``.
 
     ``score`` is the final score: capped at the length in a match, running totals in money.
+    ``unfinished``: the game in progress when the match was saved (``bgzero-play``'s ``save``),
+    starting at ``score``; it scores nothing.
     """
 
     length: int
@@ -85,6 +88,7 @@ class MatchRecord:
     games: tuple[MatchGame, ...]
     score: tuple[int, int]
     jacoby: bool = False
+    unfinished: MatchGame | None = None
 
     @property
     def winner(self) -> int | None:
@@ -203,14 +207,17 @@ def _play_matches_shard(args) -> list[MatchRecord]:
 
     spec_a, spec_b, seeds, length, games, jacoby = args
     torch.set_num_threads(1)
-    return play_matches(make_agent(spec_a), make_agent(spec_b), seeds, length, games, jacoby, names=(spec_a, spec_b))
+    return play_matches(make_agent(spec_a), make_agent(spec_b), seeds, length, games, jacoby,
+                        names=(spec_name(spec_a), spec_name(spec_b)))
 
 
 def play_matches_from_specs(spec_a: str, spec_b: str, matches: int, length: int = 7, games: int = 1, jacoby: bool = False,
                      seed: int = 0, processes: int = 1, shard: int = 8,
-                     progress: bool = False) -> tuple[list[MatchRecord], float]:
+                     progress: bool = False, on_record=None) -> tuple[list[MatchRecord], float]:
     """:func:`play_matches` for agents named by spec strings, over ``processes`` processes.
 
+    ``on_record(i, record)`` runs for each match (numbered from 1, in seed order) as soon as
+    its shard is done, so a caller shows and saves matches while the rest are played.
     Returns the records, in seed order, and the seconds taken. Seeds are drawn here and
     cut into shards of ``shard`` matches, each played with freshly built agents (gnubg's
     engine is global state, and a fresh agent starts its own randomness afresh), so the
@@ -225,7 +232,10 @@ def play_matches_from_specs(spec_a: str, spec_b: str, matches: int, length: int 
     records: list[MatchRecord] = []
     with tqdm(total=matches, unit="match", disable=not progress, dynamic_ncols=True) as bar:
         for res in _shards(jobs, processes):
-            records += res
+            for record in res:
+                records.append(record)
+                if on_record:
+                    on_record(len(records), record)
             bar.update(len(res))
     return records, time.perf_counter() - start
 

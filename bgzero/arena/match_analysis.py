@@ -29,7 +29,7 @@ from bgzero.arena.match import DOUBLE, MOVE, MatchGame, MatchRecord
 from bgzero.cube import TAKE, MatchState, after_take, may_double, to_match_info
 from bgzero.engine.board import START
 from bgzero.engine.game import game_results
-from bgzero.engine.ids import match_id, position_id
+from bgzero.engine.ids import board_from_position_id, match_id, position_id
 from bgzero.engine.notation import parse_move
 
 MARKS = ((0.16, "very bad"), (0.08, "bad"), (0.04, "doubtful"))  # gnubg's arSkillLevel
@@ -340,3 +340,41 @@ def worst_decisions(analysis: MatchAnalysis, least: str = "doubtful") -> list[De
     found = [d for p in analysis.players for d in p.decisions if d.counted and d.equity_lost >= floor]
     return sorted(found, key=lambda d: -d.equity_lost)
 
+
+
+def rollout_worst(analysis: MatchAnalysis, agent: str, trials: int, worst: int = 5, seed: int = 0) -> list[dict]:
+    """Cubeless rollouts of the played and the best play of the ``worst`` worst checker decisions.
+
+    A 0-ply judgement can be wrong where it matters most; the rollout (by ``agent``, with
+    variance reduction) says how much the worst errors really cost, beside the 0-ply loss.
+    """
+    from bgzero.rollout import RolloutSettings, make_player, rollout_positions
+
+    chosen = [d for d in worst_decisions(analysis) if d.kind == "checker"][:worst]
+    if not chosen:
+        return []
+    boards = []
+    for d in chosen:
+        board = board_from_position_id(d.position)
+        boards += [parse_move(board, d.dice, d.best), parse_move(board, d.dice, d.played)]
+    results = rollout_positions(np.stack(boards), make_player(agent), RolloutSettings(trials=trials, seed=seed))
+    rows = []
+    for k, d in enumerate(chosen):
+        best, played = (results[2 * k + i].flipped() for i in (0, 1))  # seen by the mover
+        rows.append({"game": d.game, "turn": d.turn, "player": d.player, "dice": list(d.dice), "played": d.played,
+                     "best": d.best, "equity_lost": round(d.equity_lost, 5),
+                     "rollout_best": round(best.equity, 5), "rollout_played": round(played.equity, 5),
+                     "rollout_lost": round(best.equity - played.equity, 5),
+                     "rollout_se": round(float(np.hypot(best.equity_se, played.equity_se)), 5), "trials": trials})
+    return rows
+
+
+def format_rollouts(rows: list[dict], names) -> str:
+    """The rolled-out decisions beside their 0-ply judgement, worst first."""
+    lines = [f"Worst checker plays rolled out ({rows[0]['trials']} trials each, cubeless):",
+             f"{'game':>4} {'turn':>4}  {'player':<14} dice  {'played':<20} {'best':<20} 0-ply lost  rollout lost ± se"]
+    for r in rows:
+        lines.append(f"{r['game']:>4} {r['turn']:>4}  {names[r['player']][:14]:<14} {r['dice'][0]}{r['dice'][1]}    "
+                     f"{r['played'][:20]:<20} {r['best'][:20]:<20} {r['equity_lost']:10.3f}  "
+                     f"{r['rollout_lost']:+12.3f} ± {r['rollout_se']:.3f}")
+    return "\n".join(lines)

@@ -3,7 +3,11 @@
 :func:`format_match` writes a :class:`~bgzero.arena.match.MatchRecord` exactly as gnubg's ``export
 match mat`` (``ExportGameJF``, gnubg 1.07) writes the same match after importing it:
 
-* ``; `` comment lines, a blank line, `` N point match`` (``0`` for a money session);
+* ``; `` comment lines, a blank line, `` N point match`` (``0`` for a money session); a money
+  session's comments end with ``; [Jacoby "On"]`` or ``"Off"``, a tag gnubg's importer
+  recognises. gnubg 1.07's importer then discards it and applies its ``set jacoby`` setting (on by
+  default), so a session without the rule needs ``set jacoby off`` before ``import mat``, or
+  the ``.sgf`` format, whose ``RU`` property gnubg reads; :func:`parse_match` reads the tag;
 * per game `` Game k`` and the two players' names and scores before the game (money:
   running totals), player 0 in the left column and player 1 in the right;
 * numbered lines holding one action per column: ``63: 24/18 13/10`` (dice larger first,
@@ -14,14 +18,15 @@ match mat`` (``ExportGameJF``, gnubg 1.07) writes the same match after importing
   is the result times the cube, as gnubg writes it (it ignores the Jacoby rule there; the
   next game's score line has the points actually scored). A ``Wins`` line before the game
   is over is a resignation (gnubg's bots resign hopeless games): the loser gives up ``N``
-  divided by the cube (single, gammon or backgammon), and the game scores that.
+  divided by the cube (single, gammon or backgammon), and the game scores that. The last
+  game may lack its ``Wins`` line: a game saved unfinished, as gnubg imports it.
 
 Steps are in gnubg's canonical order (highest source first), the order gnubg's importer
 stores them in, so a file written here comes back out of gnubg unchanged. gnubg marks the
 Crawford game by nothing but the score line: the first game in which one side is 1-away is
 the Crawford game, and its importer (and :func:`parse_match`) infer it from that. Names
 may not hold spaces or colons (gnubg's importer splits the score line at the colons), so
-:func:`player_name` replaces them.
+:func:`player_name` replaces them; gnubg keeps 31 characters of a name.
 
 :func:`parse_match` reads such a file back into a ``MatchRecord``, splitting the columns as
 gnubg's importer does, and replays it under the rules: every move must be a legal play of
@@ -44,9 +49,10 @@ from bgzero.engine.game import game_results
 from bgzero.engine.notation import parse_move
 from bgzero.errors import BgzeroError, IllegalMoveError, InvalidDiceError, shown
 
-NAME_LENGTH = 20  # keeps " name : score" inside gnubg's 31-column field up to 7-digit scores
+NAME_LENGTH = 31  # gnubg's MAX_NAME_LEN less its terminator: the importer keeps this much
 _LEFT = 27  # width of the left column's text; the right column starts at character 33
 _NAME_CHARS = re.compile(r"[^A-Za-z0-9_.@+-]")
+_JACOBY = re.compile(r';\s*\[Jacoby\s+"(On|Off)"\]', re.IGNORECASE)
 _HEADER = re.compile(r"\s*(\d+)\s+point\s+match\s*$", re.IGNORECASE)
 _SCORES = re.compile(r"\s*([^\s:]+)\s*:\s*(\d+)\s+([^\s:]+)\s*:\s*(\d+)\s*$")
 _ROLL = re.compile(r"([1-6])([1-6]):(.*)$")
@@ -60,12 +66,9 @@ class MatFormatError(BgzeroError, ValueError):
 
 
 def player_name(text: str) -> str:
-    """``text`` as a name gnubg's importer keeps intact: safe characters only, at most 20 of them.
-
-    Too long a name keeps its end (a checkpoint's file name and ply say more than its folder).
-    """
+    """``text`` as a name gnubg's importer keeps intact: safe characters only, its first 31, as gnubg keeps."""
     name = _NAME_CHARS.sub("_", str(text)) or "player"
-    return name[-NAME_LENGTH:]
+    return name[:NAME_LENGTH]
 
 
 # --------------------------------------------------------------------------- writing
@@ -75,9 +78,10 @@ def format_match(record: MatchRecord, comments: tuple[str, ...] = ()) -> str:
     """The ``.mat`` text of ``record``; each of ``comments`` becomes a ``; `` line at the top."""
     names = tuple(player_name(n) for n in record.names)
     out = [f"; {line}\n" for c in comments for line in c.splitlines()]
-    out += ["\n"] if comments else []
+    out += [f'; [Jacoby "{"On" if record.jacoby else "Off"}"]\n'] if not record.length else []
+    out += ["\n"] if comments or not record.length else []
     out.append(f" {record.length} point match\n\n")
-    for k, game in enumerate(record.games, 1):
+    for k, game in enumerate(record.games + ((record.unfinished,) if record.unfinished else ()), 1):
         out += _format_game(k, game, names)
     return "".join(out)
 
@@ -90,7 +94,7 @@ def write_match(path, record: MatchRecord, comments: tuple[str, ...] = ()) -> Pa
 def _format_game(k: int, game: MatchGame, names: tuple[str, str]) -> list[str]:
     """gnubg's ``ExportGameJF``: actions alternate columns, two to a numbered line."""
     left = f"{names[0]} : {game.score[0]}"
-    out = [f" Game {k}\n", f" {left:<31}{names[1]} : {game.score[1]}\n"]
+    out = [f" Game {k}\n", f" {left:<30} {names[1]} : {game.score[1]}\n"]
     board, cube, i = START, 1, 0
     if game.actions[0].player == 1:  # player 1 opens: the left column of line 1 stays empty
         out.append(f"{1:3d}) {'':<{_LEFT}} ")
@@ -172,11 +176,13 @@ def read_match(path, *, jacoby: bool = False) -> MatchRecord:
 def parse_match(text: str, *, jacoby: bool = False) -> MatchRecord:
     """The match a ``.mat`` text records, replayed and checked; :class:`MatFormatError` otherwise.
 
-    A ``.mat`` file does not say whether a money session used the Jacoby rule: pass
-    ``jacoby`` (the score lines are checked against it).
+    A money session's ``; [Jacoby "On"]`` tag gives its rule; without the tag (gnubg's own
+    exports, older files) pass ``jacoby``. The score lines are checked against the rule.
     """
     lines = text.splitlines()
     length, start = _header(lines)
+    tag = next((_JACOBY.match(line) for line in lines[:start] if _JACOBY.match(line)), None)
+    jacoby = tag[1].lower() == "on" if tag else jacoby
     blocks = _game_blocks(lines, start)
     if not blocks:
         raise MatFormatError("no ' Game 1' line: the file holds no games")
@@ -189,7 +195,9 @@ def parse_match(text: str, *, jacoby: bool = False) -> MatchRecord:
         names = names or game_names
         if score != state.score:
             raise MatFormatError(f"line {first + 1}: game {k} starts at {score}, but the games before end at {state.score}")
-        game = _replay(lines, body, state, k)
+        game = _replay(lines, body, state, k, last=k == len(blocks))
+        if game.winner is None:
+            return MatchRecord(length, names, tuple(games), state.score, jacoby, game)
         games.append(game)
         state = award(state, game.winner, game.points)
     return MatchRecord(length, names, tuple(games), state.score, jacoby)
@@ -255,8 +263,11 @@ def _columns(line: str) -> tuple[str, str]:
     return left[left.find(")") + 1:].strip(), right.strip()
 
 
-def _replay(lines: list[str], body: list[int], state: MatchState, k: int) -> MatchGame:
-    """Replay one game's action lines from ``state``: its record, or the first rule it breaks."""
+def _replay(lines: list[str], body: list[int], state: MatchState, k: int, last: bool) -> MatchGame:
+    """Replay one game's action lines from ``state``: its record, or the first rule it breaks.
+
+    The ``last`` game may stop without a winner: an unfinished game (``winner`` ``None``).
+    """
     start, board = state, START
     actions: list[Action] = []
     on_roll = None  # known from the opening move on
@@ -321,6 +332,8 @@ def _replay(lines: list[str], body: list[int], state: MatchState, k: int) -> Mat
             else:
                 raise MatFormatError(f"{where}: cannot read {shown(entry)}: expected a roll 'DD: moves', "
                                      "'Doubles => N', 'Takes', 'Drops' or 'Wins N points'")
+    if end is None and last:
+        return MatchGame(start.score, start.crawford, tuple(actions), None, 0, 0, 0)
     if end is None:
         raise MatFormatError(f"line {body[-1] + 1}: game {k} ends without a winner (no bear-off or dropped double)")
     winner, kind, cube, points, _, *resigned = end

@@ -9,7 +9,7 @@ the loser resigned, a resignation having no node of its own). Then one node per 
 roll that cannot be played, ``;W[double]``, ``;B[take]``, ``;B[drop]``. Letters ``a``-``x`` are
 W's points 1-24, ``y`` the bar and ``z`` off, all from W's side, so B's point ``p`` is the
 letter of ``25 - p``. Other properties (gnubg's analysis ``A``, ``DA``, marks, comments) are
-skipped on reading.
+skipped on reading. The last game may have no ``RE``: a game saved unfinished.
 
 :func:`parse_sgf` replays every game under the rules (legal plays, legal doubles, the
 scores adding up), so a file that reads is a match that was played; anything else is a
@@ -70,7 +70,8 @@ def letter_point(player: int, letter: str) -> int:
 
 def format_sgf(record: MatchRecord, application: str = "bgzero") -> str:
     """The SGF text of ``record``, one game tree per game, as gnubg's ``load match`` reads it."""
-    return "".join(_format_game(record, k, game, application) for k, game in enumerate(record.games))
+    games = record.games + ((record.unfinished,) if record.unfinished else ())
+    return "".join(_format_game(record, k, game, application) for k, game in enumerate(games))
 
 
 def write_sgf(path, record: MatchRecord) -> Path:
@@ -85,10 +86,10 @@ def _escape(text: str) -> str:
 def _format_game(record: MatchRecord, k: int, game: MatchGame, application: str) -> str:
     rules = "Crawford:CrawfordGame" if game.crawford else "Crawford" if record.length else (
         "Jacoby" if record.jacoby else "")
-    result = f"{COLOURS[game.winner]}+{game.points}{'R' if game.resigned else ''}"
+    result = "" if game.winner is None else f"RE[{COLOURS[game.winner]}+{game.points}{'R' if game.resigned else ''}]"
     root = (f"(;FF[4]GM[6]CA[UTF-8]AP[{_escape(application)}]MI[length:{record.length}][game:{k}]"
             f"[ws:{game.score[0]}][bs:{game.score[1]}]PW[{_escape(record.names[0])}]PB[{_escape(record.names[1])}]"
-            + (f"RU[{rules}]" if rules else "") + f"RE[{result}]\n")
+            + (f"RU[{rules}]" if rules else "") + f"{result}\n")
     nodes = [f";{COLOURS[a.player]}[{_action_value(a)}]\n" for a in game.actions]
     return root + "".join(nodes) + ")\n"
 
@@ -129,7 +130,9 @@ def parse_sgf(text: str) -> MatchRecord:
         if info["length"] != length or (info["ws"], info["bs"]) != state.score:
             raise SgfFormatError(f"game {k}: MI says length {info['length']} at {info['ws']}-{info['bs']}, but the "
                                  f"games before end at {state.score} in a {length}-point match")
-        game = _replay(k, nodes[1:], state, _result(root, k))
+        game = _replay(k, nodes[1:], state, _result(root, k), last=k == len(trees))
+        if game.winner is None:
+            return MatchRecord(length, names, tuple(games), state.score, jacoby, game)
         games.append(game)
         state = award(state, game.winner, game.points)
     return MatchRecord(length, names, tuple(games), state.score, jacoby)
@@ -165,8 +168,11 @@ def _result(root: dict, k: int) -> tuple[int, int, bool] | None:
     return COLOURS.index(found[1]), int(found[2]), bool(found[3])
 
 
-def _replay(k: int, nodes: list[dict], state: MatchState, result) -> MatchGame:
-    """Replay one game's action nodes from ``state``: its record, or the first rule it breaks."""
+def _replay(k: int, nodes: list[dict], state: MatchState, result, last: bool) -> MatchGame:
+    """Replay one game's action nodes from ``state``: its record, or the first rule it breaks.
+
+    The ``last`` game may stop without a result: an unfinished game (``winner`` ``None``).
+    """
     start, board, actions, end = state, START, [], None
     for n, node in enumerate(nodes, 1):
         colour = next((c for c in COLOURS if c in node), None)
@@ -215,6 +221,8 @@ def _replay(k: int, nodes: list[dict], state: MatchState, result) -> MatchGame:
             cube = state.cube.value
             end = (player, kind, cube, points_for(kind, cube, jacoby=state.jacoby_active))
     resigned = False
+    if end is None and result is None and last:
+        return MatchGame(start.score, start.crawford, tuple(actions), None, 0, 0, 0)
     if end is None:
         if result is None or not result[2]:
             raise SgfFormatError(f"game {k} ends without a winner (no bear-off, dropped double or resignation)")

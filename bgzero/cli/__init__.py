@@ -1,15 +1,53 @@
 """Thin command-line entry points (Hydra apps) over the library."""
 
+import functools
 import re
 import signal
+import sys
 import threading
 from contextlib import contextmanager
+from pathlib import Path
+
+import hydra
 
 from bgzero import paths
 from bgzero.errors import BgzeroError
 
 CONFIGS = str(paths.CONFIGS)
 """The Hydra configs, as an absolute path: console scripts run from anywhere."""
+
+
+def config_help(config_name: str, prog: str) -> str:
+    """The ``--help`` text: the command's own config file, its options with their comments.
+
+    Hydra's own help lists the config groups of every config under ``configs/`` (training's)
+    and drops the comments; the file itself, less its ``hydra:`` block, says what each option does.
+    """
+    path = Path(CONFIGS) / f"{config_name}.yaml"
+    lines, in_hydra = [], False
+    for line in path.read_text().splitlines():
+        if line and not line[0].isspace() and not line.startswith("#"):
+            in_hydra = line.startswith("hydra:")
+        if not in_hydra and "override hydra/" not in line:
+            lines.append(line)
+    body = "\n".join(lines).strip()
+    return (f"{prog}: options are key=value, each shown with its default and comment ({path.name}):\n\n"
+            f"{body}\n\nHydra's flags also work: --cfg job prints the composed config, --info its sources.")
+
+
+def hydra_main(config_name: str, prog: str | None = None):
+    """``hydra.main`` on ``configs/CONFIG_NAME.yaml``, with :func:`config_help` as ``--help``."""
+    def wrap(fn):
+        app = hydra.main(version_base="1.3", config_path=CONFIGS, config_name=config_name)(fn)
+
+        @functools.wraps(fn)
+        def main(*args, **kwargs):
+            if any(arg in ("--help", "-h") for arg in sys.argv[1:]):
+                print(config_help(config_name, prog or f"bgzero-{config_name}"))
+                return None
+            return app(*args, **kwargs)
+        return main
+    return wrap
 
 
 @contextmanager

@@ -12,16 +12,15 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import NamedTuple
 
-import hydra
 import numpy as np
 from omegaconf import DictConfig
 from tqdm import tqdm
 
 from bgzero.arena.analysis import best_moves, evaluator_from_spec, parse_dice, read_position
-from bgzero.arena.match_analysis import analyse_match, format_summary, merge_analyses
+from bgzero.arena.match_analysis import analyse_match, format_rollouts, format_summary, merge_analyses, rollout_worst
 from bgzero.arena.matchfiles import SUFFIXES, check_suffix, read_match_file
 from bgzero.atomic import atomic_write, atomic_write_text
-from bgzero.cli import CONFIGS, one_line_errors, positional_args
+from bgzero.cli import hydra_main, one_line_errors, positional_args
 from bgzero.config_check import ANALYZE, check, check_output_file
 from bgzero.errors import BgzeroError, ConfigError, InvalidDiceError
 
@@ -157,8 +156,15 @@ def run_match(cfg: DictConfig) -> dict:
     if not result.players:
         raise ConfigError(f"player={player!r} plays in none of the {len(files)} matches")
     result.agent, result.ply = str(cfg.agent), ply
-    atomic_write_text(out, json.dumps(result.as_dict(), indent=1))
+    rolled = []
+    if cfg.get("rollout") is not None:
+        if len(records) != 1:
+            raise ConfigError(f"rollout={cfg.rollout}: roll out the worst plays of one match file, not a folder")
+        rolled = rollout_worst(result, str(cfg.agent), int(cfg.rollout), int(cfg.rollout_worst), int(cfg.rollout_seed))
+    atomic_write_text(out, json.dumps({**result.as_dict(), **({"rollouts": rolled} if rolled else {})}, indent=1))
     print(format_summary(result))
+    if rolled:
+        print("\n" + format_rollouts(rolled, records[0][1].names))
     print(f"\n{len(files)} match{'es' * (len(files) != 1)} analysed by {cfg.agent} at {ply}-ply; details: {out}")
     if html is not None:
         from bgzero.ui.report import write_report  # the report draws boards: matplotlib only when asked
@@ -168,7 +174,7 @@ def run_match(cfg: DictConfig) -> dict:
     return result.as_dict(decisions=False)
 
 
-@hydra.main(version_base="1.3", config_path=CONFIGS, config_name="analyze")
+@hydra_main("analyze")
 def _main(cfg: DictConfig) -> None:
     with one_line_errors("bgzero-analyze"):
         run(cfg)

@@ -3,13 +3,12 @@
 import json
 from pathlib import Path
 
-import hydra
 from omegaconf import DictConfig
 from torch.utils.tensorboard import SummaryWriter
 
 from bgzero.arena.duplicate import play_duplicate_from_specs
 from bgzero.atomic import atomic_write_text
-from bgzero.cli import CONFIGS, one_line_errors
+from bgzero.cli import hydra_main, one_line_errors
 from bgzero.config_check import EVAL, check, count_of_processes
 
 
@@ -30,7 +29,7 @@ def run(cfg: DictConfig) -> dict:
     return record
 
 
-@hydra.main(version_base="1.3", config_path=CONFIGS, config_name="evaluate")
+@hydra_main("evaluate", prog="bgzero-eval")
 def main(cfg: DictConfig) -> None:
     with one_line_errors("bgzero-eval"):
         run(cfg)

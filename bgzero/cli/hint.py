@@ -2,7 +2,6 @@
 
 import sys
 
-import hydra
 from omegaconf import DictConfig
 
 from bgzero.arena.analysis import (
@@ -18,7 +17,7 @@ from bgzero.arena.analysis import (
     read_match,
     read_position_and_match,
 )
-from bgzero.cli import CONFIGS, one_line_errors, positional_args
+from bgzero.cli import hydra_main, one_line_errors, positional_args
 from bgzero.config_check import HINT, check
 from bgzero.cube import DOUBLE_BEAVER, DOUBLE_PASS, DOUBLE_TAKE, TOO_GOOD, emg_to_mwc, from_match_info
 from bgzero.engine.ids import board_from_position_id, match_id
@@ -151,7 +150,7 @@ def _describe_match(info) -> str:
     return f"{n}-point match, {aways} (score {score[0]}-{score[1]}){crawford}, {cube}"
 
 
-@hydra.main(version_base="1.3", config_path=CONFIGS, config_name="hint")
+@hydra_main("hint")
 def _main(cfg: DictConfig) -> None:
     with one_line_errors("bgzero-hint"):
         print(run(cfg))

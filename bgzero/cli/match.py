@@ -3,13 +3,12 @@
 import json
 from pathlib import Path
 
-import hydra
 from omegaconf import DictConfig
 
 from bgzero.arena.match import play_matches_from_specs, summarise_matches
 from bgzero.arena.matchfiles import write_match_file
 from bgzero.atomic import atomic_write_text
-from bgzero.cli import CONFIGS, one_line_errors
+from bgzero.cli import hydra_main, one_line_errors
 from bgzero.config_check import MATCH, check, count_of_processes
 from bgzero.ui.replay import show_match
 
@@ -21,16 +20,20 @@ def run(cfg: DictConfig) -> dict:
     processes = count_of_processes("processes", cfg.processes)
     length, games, matches, shard = cfg.length, cfg.games, cfg.matches, cfg.shard
     formats = FORMATS[cfg.format]
-    records, seconds = play_matches_from_specs(cfg.a, cfg.b, matches, length=length, games=games, jacoby=bool(cfg.jacoby),
-                                        seed=cfg.seed, processes=processes, shard=shard, progress=cfg.progress)
     out = Path(cfg.out)
     comment = f"bgzero-match a={cfg.a} b={cfg.b} seed={cfg.seed} shard={shard}"
-    for i, record in enumerate(records, 1):
+
+    def publish(i: int, record) -> None:
+        """Save and show each match as its shard finishes, not after the last one."""
         for suffix in formats:
             write_match_file(out / f"match_{i:04d}{suffix}", record, comments=(f"{comment} match {i}",))
         if cfg.show:
-            print(f"\n===== match {i} of {len(records)} =====")
+            print(f"\n===== match {i} of {matches} =====")
             show_match(record, pace=float(cfg.pace))
+
+    records, seconds = play_matches_from_specs(cfg.a, cfg.b, matches, length=length, games=games, jacoby=bool(cfg.jacoby),
+                                               seed=cfg.seed, processes=processes, shard=shard,
+                                               progress=cfg.progress and not cfg.show, on_record=publish)
     summary = summarise_matches(records, seconds)
     result = {"a": cfg.a, "b": cfg.b, "seed": cfg.seed, "shard": shard, "jacoby": bool(cfg.jacoby),
               **summary.as_dict()}
@@ -41,7 +44,7 @@ def run(cfg: DictConfig) -> dict:
     return result
 
 
-@hydra.main(version_base="1.3", config_path=CONFIGS, config_name="match")
+@hydra_main("match")
 def main(cfg: DictConfig) -> None:
     with one_line_errors("bgzero-match"):
         run(cfg)

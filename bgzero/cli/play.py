@@ -1,25 +1,17 @@
 """``bgzero-play``: a person against any agent in the terminal, a match or a money session."""
 
 import sys
-from pathlib import Path
 
-import hydra
 import numpy as np
 from omegaconf import DictConfig
 
-from bgzero.agents.specs import make_agent, parse_spec
+from bgzero.agents.specs import make_agent, spec_name
 from bgzero.arena.match import MatchRecord
 from bgzero.arena.matchfiles import check_suffix
-from bgzero.cli import CONFIGS, one_line_errors
+from bgzero.cli import hydra_main, one_line_errors
 from bgzero.config_check import PLAY, check
 from bgzero.ui.play import Hints, PlaySession
 from bgzero.ui.render import ASCII, UNICODE
-
-
-def bot_name(spec: str) -> str:
-    """A short name for the board and the transcript: a checkpoint's file stem and ply, else the spec."""
-    name, arg, ply = parse_spec(spec)
-    return f"{Path(arg).stem}@{ply}" if name == "checkpoint" else str(spec)
 
 
 def run(cfg: DictConfig, stdin=sys.stdin, stdout=sys.stdout) -> MatchRecord:
@@ -30,7 +22,7 @@ def run(cfg: DictConfig, stdin=sys.stdin, stdout=sys.stdout) -> MatchRecord:
         check_suffix(cfg.save)  # before the session starts, not after the first game
     seed = int(np.random.SeedSequence().entropy % 10**9) if cfg.seed is None else cfg.seed
     session = PlaySession(
-        make_agent(cfg.bot), bot_name=bot_name(str(cfg.bot)), name=str(cfg.name), length=cfg.length,
+        make_agent(cfg.bot), bot_name=spec_name(str(cfg.bot)), name=str(cfg.name), length=cfg.length,
         games=cfg.games, jacoby=cfg.jacoby, seed=seed,
         hints=Hints.for_bot(str(cfg.bot), None if cfg.hint is None else str(cfg.hint), cfg.hint_moves),
         confirm=cfg.confirm, style=styles[cfg.board],
@@ -39,7 +31,7 @@ def run(cfg: DictConfig, stdin=sys.stdin, stdout=sys.stdout) -> MatchRecord:
     return session.run()
 
 
-@hydra.main(version_base="1.3", config_path=CONFIGS, config_name="play")
+@hydra_main("play")
 def main(cfg: DictConfig) -> None:
     try:
         with one_line_errors("bgzero-play"):

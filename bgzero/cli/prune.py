@@ -1,12 +1,12 @@
 """``bgzero-prune``: add a distilled pruning net to a checkpoint (faster 1- and 2-ply search)."""
 
+import sys
 from dataclasses import asdict
 
-import hydra
 import torch
 from omegaconf import DictConfig
 
-from bgzero.cli import CONFIGS, one_line_errors
+from bgzero.cli import hydra_main, one_line_errors
 from bgzero.config_check import PRUNE, check
 from bgzero.errors import ConfigError
 from bgzero.learn.distill import distill
@@ -21,7 +21,7 @@ def run(cfg: DictConfig) -> str:
     torch.set_num_threads(1)
     state = load_checkpoint(cfg.checkpoint)
     net, report = distill(load_evaluator(cfg.checkpoint), positions=int(cfg.positions), hidden=int(cfg.hidden),
-                          seed=int(cfg.seed))
+                          seed=int(cfg.seed), progress=sys.stderr.isatty())
     state.update(net_fields(net, "prune_"), prune_report=asdict(report))
     out = save_checkpoint(cfg.out or cfg.checkpoint, state)
     return (f"pruning net 198-{cfg.hidden}-5 fitted on {report.positions:,} positions: RMSE {report.rmse:.4f} "
@@ -29,7 +29,7 @@ def run(cfg: DictConfig) -> str:
             f"{report.pairs:,} held-out position-rolls; written to {out}")
 
 
-@hydra.main(version_base="1.3", config_path=CONFIGS, config_name="prune")
+@hydra_main("prune")
 def main(cfg: DictConfig) -> None:
     with one_line_errors("bgzero-prune"):
         print(run(cfg))

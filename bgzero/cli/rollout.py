@@ -2,12 +2,11 @@
 
 import json
 
-import hydra
 from omegaconf import DictConfig
 
 from bgzero.arena.analysis import parse_dice, read_match, read_position
 from bgzero.atomic import atomic_write_text
-from bgzero.cli import CONFIGS, one_line_errors
+from bgzero.cli import hydra_main, one_line_errors
 from bgzero.cube import MatchState, from_match_info
 from bgzero.errors import ConfigError
 from bgzero.rollout import PlayerSpec, RolloutSettings, rollout_document
@@ -79,7 +78,7 @@ def report(doc: dict) -> str:
     return "\n".join(lines)
 
 
-@hydra.main(version_base="1.3", config_path=CONFIGS, config_name="rollout")
+@hydra_main("rollout")
 def main(cfg: DictConfig) -> None:
     with one_line_errors("bgzero-rollout"):
         print(report(run(cfg)))

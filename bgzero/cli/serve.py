@@ -3,11 +3,10 @@
 import logging
 from pathlib import Path
 
-import hydra
 from omegaconf import DictConfig
 
 from bgzero.agents.specs import make_agent
-from bgzero.cli import CONFIGS, one_line_errors
+from bgzero.cli import hydra_main, one_line_errors
 from bgzero.config_check import SERVE, check
 from bgzero.gnubg.refereed import RefereedMatch, play_refereed
 from bgzero.gnubg.serve import ExternalPlayer, Server
@@ -48,7 +47,7 @@ def _games(n: int) -> str:
     return f"{n} game" if n == 1 else f"{n} games"
 
 
-@hydra.main(version_base="1.3", config_path=CONFIGS, config_name="serve")
+@hydra_main("serve")
 def main(cfg: DictConfig) -> None:
     with one_line_errors("bgzero-serve"):
         check(cfg, SERVE)  # log_level among them, before logging is set up with it

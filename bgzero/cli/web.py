@@ -1,9 +1,8 @@
 """``bgzero-web``: the browser app and the HTTP JSON API on uvicorn, bound to 127.0.0.1 by default."""
 
-import hydra
 from omegaconf import DictConfig
 
-from bgzero.cli import CONFIGS, one_line_errors
+from bgzero.cli import hydra_main, one_line_errors
 from bgzero.errors import ConfigError
 from bgzero.web.api import create_app
 from bgzero.web.engine import Engine
@@ -22,7 +21,7 @@ def build(cfg: DictConfig):
                       sessions=int(cfg.sessions), upload_bytes=int(cfg.upload_bytes))
 
 
-@hydra.main(version_base="1.3", config_path=CONFIGS, config_name="web")
+@hydra_main("web")
 def main(cfg: DictConfig) -> None:
     import torch
     import uvicorn

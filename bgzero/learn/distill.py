@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import torch
+from tqdm import tqdm
 
 from bgzero.agents.search import ROLLS, best_replies
 from bgzero.engine.classify import CONTACT
@@ -42,21 +43,25 @@ class DistillReport:
 
 
 def self_play_candidates(evaluator: Evaluator, positions: int, seed: int, games: int = 256,
-                         explore: float = 0.1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                         explore: float = 0.1, progress: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Contact candidates (as search meets them) and their contact-net probabilities.
 
     Every contact candidate of every turn of :func:`bgzero.selfplay.player.lockstep_self_play` is kept. Also
-    returns the boards the games passed through (for a held-out check).
+    returns the boards the games passed through (for a held-out check). ``progress``: a bar
+    of the positions found, on stderr (the self-play is most of ``bgzero-prune``'s time).
     """
     found, targets, visited, total = [], [], [], 0
+    bar = tqdm(total=positions, unit="pos", desc="self-play", disable=not progress, dynamic_ncols=True)
     for moves, probs, boards in lockstep_self_play(evaluator, np.random.default_rng(seed), games, explore):
         contact = evaluator.route(moves.results) == CONTACT
         found.append(moves.results[contact])
         targets.append(probs[contact])
         total += int(contact.sum())
+        bar.update(min(int(contact.sum()), positions - bar.n))
         visited.append(boards[evaluator.route(boards) == CONTACT])
         if total >= positions:
             break
+    bar.close()
     return np.concatenate(found)[:positions], np.concatenate(targets)[:positions], np.concatenate(visited)
 
 
@@ -95,15 +100,16 @@ def reply_agreement(evaluator: Evaluator, boards: np.ndarray) -> tuple[float, in
 
 
 def distill(evaluator: Evaluator, positions: int = 300_000, hidden: int = 16, seed: int = 0,
-            holdout: int = 500) -> tuple[ValueNet, DistillReport]:
+            holdout: int = 500, progress: bool = False) -> tuple[ValueNet, DistillReport]:
     """Train a pruning net for ``evaluator``'s contact net and measure it.
 
     The evaluator is left as it was; attach the result with
     ``evaluator.pruner = PruningNet(net)`` or store it in the checkpoint (``bgzero-prune``).
+    ``progress``: a bar of the self-play, on stderr.
     """
     if positions < 1000:
         raise ConfigError(f"pruning net: positions={positions} is too few to fit a pruning net; use >= 1000")
-    boards, targets, _ = self_play_candidates(evaluator, positions, seed)
+    boards, targets, _ = self_play_candidates(evaluator, positions, seed, progress=progress)
     net = train_pruning_net(boards, targets, hidden=hidden, seed=seed)
     held_boards, held_targets, held_visited = self_play_candidates(evaluator, 20_000, seed + 1)
     with torch.inference_mode():

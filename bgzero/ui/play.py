@@ -132,7 +132,7 @@ Commands (any case):
   hint             the bot's ranked moves, or the cube action
   resign [s|g|b]   resign a single game (default), a gammon or a backgammon
   board            draw the board again
-  save [FILE.mat]  save the finished games as a .mat file
+  save [FILE]      save the match so far, the game in progress too, as .mat or .sgf
   help             this list
   quit             end the session (Ctrl-D too)"""
 
@@ -143,7 +143,8 @@ class PlaySession:
     ``stdin`` and ``stdout`` are any text streams; when ``stdin`` is not a terminal each
     line read is echoed, so a scripted session's output reads like a typed one. The dice
     come only from ``seed``: the same seed and the same input replay the same match.
-    With ``save`` the finished games are written there as ``.mat`` after every game.
+    With ``save`` the match is written there (``.mat`` or ``.sgf``) after every game and when
+    the session ends, a game in progress included.
     :attr:`awaiting` and :attr:`legal` tell a scripted player what is asked.
     """
 
@@ -159,6 +160,10 @@ class PlaySession:
         self.save_path = Path(save) if save else None
         self.stdin, self.stdout = stdin, stdout
         self.echo = not stdin.isatty()
+        # at a terminal, input() with readline loaded gives line editing and this session's history
+        self.readline = stdin is sys.stdin and stdout is sys.stdout and stdin.isatty()
+        if self.readline:
+            import readline  # noqa: F401  (loading it is what makes input() edit lines)
         self.rng = np.random.default_rng(seed)
         self.state = MatchState(length, jacoby=jacoby)
         self.records: list[MatchGame] = []
@@ -175,9 +180,15 @@ class PlaySession:
     def ask(self, prompt: str, awaiting: str) -> str:
         """One line of input, stripped; :class:`_Quit` at end of input or on ``quit``."""
         self.awaiting = awaiting
-        self.stdout.write(prompt)
-        self.stdout.flush()
-        line = self.stdin.readline()
+        if self.readline:
+            try:
+                line = input(prompt) + "\n"
+            except EOFError:
+                line = ""
+        else:
+            self.stdout.write(prompt)
+            self.stdout.flush()
+            line = self.stdin.readline()
         if not line:
             self.say("", "(end of input)")
             raise _Quit
@@ -215,9 +226,11 @@ class PlaySession:
         return self.state.over if not self.state.is_money else 0 < self.games <= len(self.records)
 
     def record(self) -> MatchRecord:
-        """The finished games so far."""
+        """The finished games so far, and the game in progress once it has an action."""
+        unfinished = (MatchGame(self.start.score, self.start.crawford, tuple(self.actions), None, 0, 0, 0)
+                      if self.playing and self.actions else None)
         return MatchRecord(self.state.match_length, self.names, tuple(self.records), self.state.score,
-                           self.state.jacoby)
+                           self.state.jacoby, unfinished)
 
     def run(self) -> MatchRecord:
         """Play until the match is over (or the session's games are played, or the person quits)."""
@@ -229,6 +242,8 @@ class PlaySession:
                 self.play_game()
         except _Quit:
             self.say("Session ended.")
+            if self.save_path and self.playing:
+                self.save(None)
         self.awaiting = None
         self.say(describe_score(self.state, self.names))
         if self.state.over:
@@ -404,8 +419,9 @@ class PlaySession:
         except BgzeroError as e:  # a directory, no permission: say so, and play on
             self.say(f"Not saved: {e}. Type save FILE.mat to save elsewhere.")
             return
-        unfinished = " (the game in progress is not saved)" if self.playing else ""
-        self.say(f"Saved {len(self.records)} finished game{'s' * (len(self.records) != 1)} to {target}{unfinished}.")
+        record = self.record()
+        unfinished = " and the game in progress" if record.unfinished else ""
+        self.say(f"Saved {len(self.records)} finished game{'s' * (len(self.records) != 1)}{unfinished} to {target}.")
 
 
 def accepts_resignation(bot: Agent, board: np.ndarray, on_roll: int, level: int) -> bool:

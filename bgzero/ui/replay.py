@@ -60,6 +60,9 @@ def show_game(game: MatchGame, names, *, number: int = 1, length: int = 0, jacob
             picture(f"{k}. {who} {_verb(who, 'takes', 'take')}")
         elif action.kind == PASS:
             print(f"\n{k}. {who} {_verb(who, 'passes', 'pass')}", file=out)
+    if game.winner is None:
+        print(f"Game {number} was saved unfinished here.", file=out, flush=True)
+        return
     how = "double passed" if game.kind == PASSED else KINDS[game.kind] + (", resigned" if game.resigned else "")
     winner = names[game.winner]
     print(f"{winner} {_verb(winner, 'wins', 'win')} {game.points} point{'s' * (game.points != 1)} ({how}).",
@@ -72,6 +75,9 @@ def show_match(record: MatchRecord, *, pace: float = 0.0, out: TextIO | None = N
     for number, game in enumerate(record.games, 1):
         show_game(game, record.names, number=number, length=record.length, jacoby=record.jacoby, pace=pace,
                   out=out, style=style, colour=colour, sleep=sleep)
+    if record.unfinished:
+        show_game(record.unfinished, record.names, number=len(record.games) + 1, length=record.length,
+                  jacoby=record.jacoby, pace=pace, out=out, style=style, colour=colour, sleep=sleep)
     s0, s1 = record.score
     if record.winner is None and record.length:
         print(f"\nThe {record.length}-point match did not finish: {record.names[0]} {s0}, {record.names[1]} {s1}.",
