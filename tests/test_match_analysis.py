@@ -77,7 +77,7 @@ def test_the_worst_plays_are_rolled_out_beside_the_0_ply_judgement(judged, tmp_p
     rows = json.loads((tmp_path / "m.analysis.json").read_text())["rollouts"]
     worst = [d for d in worst_decisions(analysis) if d.kind == "checker"][:2]
     assert [(r["game"], r["turn"], r["played"]) for r in rows] == [(d.game, d.turn, d.played) for d in worst]
-    assert all(r["trials"] == 36 and r["rollout_se"] > 0 for r in rows)
+    assert all(r["trials"] == 36 and r["rollout_se"] >= 0 for r in rows)  # 0 where both plays reach exact values
     assert "Worst checker plays rolled out (36 trials each" in text and "rollout lost" in text
 
 

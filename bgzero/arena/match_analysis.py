@@ -178,7 +178,7 @@ def judge_play(evaluator, board, dice, played_board, state: MatchState, player: 
     The one place a checker play is judged: it ranks as ``bgzero-hint`` does, so a
     match-aware ranking there is a match-aware judgment here.
     """
-    ranked = rank_moves(evaluator, board, dice, ply)
+    ranked = rank_moves(evaluator, board, dice, ply, state=state, player=player)
     target = position_id(played_board)
     played = next(m for m in ranked if m.result == target)
     return ranked[0], played, len(ranked)
