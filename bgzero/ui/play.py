@@ -110,8 +110,11 @@ class Hints:
 # --------------------------------------------------------------------------- the session
 
 
-class _GameOver(Exception):
-    """Ends the game in progress: ``winner`` scores ``kind`` (1-3 or PASSED) at ``cube``."""
+class GameOver(Exception):
+    """Ends the game in progress: ``winner`` scores ``kind`` (1-3 or PASSED) at ``cube``.
+
+    Raised by a person-against-bot game, here and in the web app, from wherever the game ends.
+    """
 
     def __init__(self, winner: int, kind: int, cube: int, points: int, how: str):
         super().__init__(how)
@@ -265,7 +268,7 @@ class PlaySession:
                     self.dice = (max(d1, d2), min(d1, d2))
                 (self.human_move if self.player == 0 else self.bot_move)()
                 self.player, self.dice = 1 - self.player, None
-        except _GameOver as end:
+        except GameOver as end:
             self.records.append(MatchGame(self.start.score, self.start.crawford, tuple(self.actions),
                                            end.winner, end.kind, end.cube, end.points, end.how.endswith("resigned")))
             self.state = award(self.state, end.winner, end.points)
@@ -279,12 +282,11 @@ class PlaySession:
         """Record a move and end the game if it bore off the last checker."""
         self.actions.append(Action(player, MOVE, self.dice, tuple(sorted(steps, reverse=True))))
         self.board = result
-        kind = -int(game_results(result))  # the loser is on roll now
-        if kind:
-            cube = self.state.cube.value
+        end = borne_off_end(player, result, self.state)
+        if end:
             self.say("", render_board(player_view(result, 1 - player), self.names, state=self.state,
                                       style=self.style, colour=self.colour), "")
-            raise _GameOver(player, kind, cube, points_for(kind, cube, jacoby=self.state.jacoby_active), KINDS[kind])
+            raise end
 
     # ---- the cube
 
@@ -327,20 +329,17 @@ class PlaySession:
         self.actions.append(Action(1 - doubler, TAKE if take else PASS))
         if not take:
             cube = drop_points(self.state)
-            raise _GameOver(doubler, PASSED, cube, cube, "double passed")
+            raise GameOver(doubler, PASSED, cube, cube, "double passed")
         self.state = after_take(self.state, doubler)
         self.say(describe_cube(self.state, self.names) + ".")
 
     # ---- moves
 
     def bot_move(self) -> None:
-        boards, dice = self.board[None], np.array([self.dice], np.int8)
-        moves = generate(boards, dice)
-        k = int(self.bot.choose_for_score(boards, dice, moves, [self.state], [1])[0])
-        steps = [(int(a), int(b)) for a, b in moves.steps[k].tolist() if a >= 0]
+        steps, result = bot_play(self.bot, self.board, self.dice, self.state)
         text = format_steps(self.board, steps) or "cannot move"
         self.say(f"{self.names[1]} rolls {self.dice[0]}-{self.dice[1]}: {text}")
-        self.moved(1, steps, moves.results[k].copy())
+        self.moved(1, steps, result)
 
     def human_move(self) -> None:
         self.legal = Position(self.board).legal_moves(self.dice)
@@ -404,7 +403,7 @@ class PlaySession:
         if not self.accepts(level):
             self.say(f"{self.names[1]} declines your resignation of a {KINDS[level]}.")
             return
-        raise _GameOver(1, level, cube, points, f"{KINDS[level]}, resigned")
+        raise GameOver(1, level, cube, points, f"{KINDS[level]}, resigned")
 
     def accepts(self, level: int) -> bool:
         """The bot's answer to a resignation of ``level`` (see :func:`accepts_resignation`)."""
@@ -422,6 +421,23 @@ class PlaySession:
         record = self.record()
         unfinished = " and the game in progress" if record.unfinished else ""
         self.say(f"Saved {len(self.records)} finished game{'s' * (len(self.records) != 1)}{unfinished} to {target}.")
+
+
+def bot_play(bot: Agent, board: np.ndarray, dice, state: MatchState) -> tuple[list[tuple[int, int]], np.ndarray]:
+    """The bot's (player 1's) play of ``dice`` for the score ``state``: its steps and the result, sides swapped."""
+    boards, rolled = board[None], np.array([dice], np.int8)
+    moves = generate(boards, rolled)
+    k = int(bot.choose_for_score(boards, rolled, moves, [state], [1])[0])
+    return [(int(a), int(b)) for a, b in moves.steps[k].tolist() if a >= 0], moves.results[k].copy()
+
+
+def borne_off_end(player: int, result: np.ndarray, state: MatchState) -> GameOver | None:
+    """The end of the game if ``player``'s move to ``result`` bore off its last checker, else ``None``."""
+    kind = -int(game_results(result))  # the loser is on roll now
+    if not kind:
+        return None
+    cube = state.cube.value
+    return GameOver(player, kind, cube, points_for(kind, cube, jacoby=state.jacoby_active), KINDS[kind])
 
 
 def accepts_resignation(bot: Agent, board: np.ndarray, on_roll: int, level: int) -> bool:

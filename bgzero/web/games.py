@@ -27,12 +27,11 @@ from bgzero.arena.matfile import format_match
 from bgzero.arena.sgf import format_sgf
 from bgzero.cube import PASS, TAKE, MatchState, after_take, award, drop_points, may_double, points_for
 from bgzero.engine.board import START
-from bgzero.engine.game import game_results, opening_roll, roll
-from bgzero.engine.movegen import generate
+from bgzero.engine.game import opening_roll, roll
 from bgzero.engine.notation import format_steps
 from bgzero.engine.position import Position
 from bgzero.errors import BgzeroError, ConfigError
-from bgzero.ui.play import accepts_resignation
+from bgzero.ui.play import GameOver, accepts_resignation, borne_off_end, bot_play
 from bgzero.ui.render import KINDS, describe_score, player_view
 
 ROLL, MOVING, ANSWER, NEXT, OVER = "roll", "move", "answer", "next", "over"  # what the person must do
@@ -115,7 +114,7 @@ class WebGame:
             raise GameActionError(f"action {action!r}: use one of {', '.join(handlers)}")
         try:
             handlers[action]()
-        except _GameOver as end:
+        except GameOver as end:
             self._end(end)
 
     def _need(self, awaiting: str, action: str) -> None:
@@ -164,7 +163,7 @@ class WebGame:
             self._say(f"{self.names[1]} declines your resignation of a {KINDS[level]}.")
             return
         cube = self.state.cube.value
-        raise _GameOver(1, level, cube, points_for(level, cube, jacoby=self.state.jacoby_active),
+        raise GameOver(1, level, cube, points_for(level, cube, jacoby=self.state.jacoby_active),
                         f"{KINDS[level]}, resigned")
 
     def _next(self) -> None:
@@ -180,7 +179,7 @@ class WebGame:
                   f"{'you play' if self.player == 0 else self.names[1] + ' plays'} first.")
         try:
             self._advance()
-        except _GameOver as end:
+        except GameOver as end:
             self._end(end)
 
     def _roll_dice(self) -> None:
@@ -212,32 +211,28 @@ class WebGame:
             self._moved(0, (), Position(self.board).legal_moves(self.dice)[0].result.board.copy())
 
     def _bot_move(self) -> None:
-        boards, dice = self.board[None], np.array([self.dice], np.int8)
-        moves = generate(boards, dice)
-        k = int(self.bot.choose_for_score(boards, dice, moves, [self.state], [1])[0])
-        steps = [(int(a), int(b)) for a, b in moves.steps[k].tolist() if a >= 0]
+        steps, result = bot_play(self.bot, self.board, self.dice, self.state)
         self._say(f"{self.names[1]} rolls {self.dice[0]}-{self.dice[1]}: "
                   f"{format_steps(self.board, steps) or 'cannot move'}.")
-        self._moved(1, steps, moves.results[k].copy())
+        self._moved(1, steps, result)
 
     def _moved(self, player: int, steps, result: np.ndarray) -> None:
         """Record a move, end the game if it bore off the last checker, else pass the turn."""
         self.actions.append(Action(player, MOVE, self.dice, tuple(sorted(steps, reverse=True))))
         self.board = result
-        kind = -int(game_results(result))  # the loser is on roll now
-        if kind:
-            cube = self.state.cube.value
-            raise _GameOver(player, kind, cube, points_for(kind, cube, jacoby=self.state.jacoby_active), KINDS[kind])
+        end = borne_off_end(player, result, self.state)
+        if end:
+            raise end
         self.player, self.dice = 1 - player, None
 
     def _cube_answer(self, doubler: int, take: bool) -> None:
         self.actions += [Action(doubler, DOUBLE), Action(1 - doubler, TAKE if take else PASS)]
         if not take:
             cube = drop_points(self.state)
-            raise _GameOver(doubler, PASSED, cube, cube, "double passed")
+            raise GameOver(doubler, PASSED, cube, cube, "double passed")
         self.state = after_take(self.state, doubler)
 
-    def _end(self, end: _GameOver) -> None:
+    def _end(self, end: GameOver) -> None:
         self.records.append(MatchGame(self.start.score, self.start.crawford, tuple(self.actions),
                                        end.winner, end.kind, end.cube, end.points))
         self.state = award(self.state, end.winner, end.points)
@@ -250,14 +245,6 @@ class WebGame:
     def _say(self, line: str) -> None:
         self.log.append(line)
         del self.log[:-_LOG]
-
-
-class _GameOver(Exception):
-    """Ends the game in progress: ``winner`` scores ``points`` (``kind`` 1-3 or PASSED, at ``cube``)."""
-
-    def __init__(self, winner: int, kind: int, cube: int, points: int, how: str):
-        super().__init__(how)
-        self.winner, self.kind, self.cube, self.points, self.how = winner, kind, cube, points, how
 
 
 class UnknownSessionError(BgzeroError, LookupError):
