@@ -11,10 +11,11 @@ from bgzero.cli.rollout import report, run
 from bgzero.cube import CubeState, MatchState
 from bgzero.engine.bearoff.probs import bearoff_probs
 from bgzero.engine.board import START
+from bgzero.engine.game import ROLL_WEIGHTS
 from bgzero.engine.ids import board_from_position_id
 from bgzero.errors import ConfigError
 from bgzero.rollout import PlayerSpec, RolloutSettings, make_player, rollout_plays, rollout_positions
-from bgzero.rollout.dice import DICE, ROLL_WEIGHTS, TO_DISTINCT, trial_rolls
+from bgzero.rollout.dice import DICE, TO_DISTINCT, trial_rolls
 from bgzero.rollout.lockstep import flip_delta, in_two_sided_database
 from bgzero.rollout.result import combined_z, summarise
 from bgzero.value.probs import equity

@@ -17,13 +17,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from bgzero.engine.classify import CONTACT
-from bgzero.engine.game import game_results
+from bgzero.engine.game import ROLL_WEIGHTS, ROLLS, game_results
 from bgzero.engine.movegen import generate
 from bgzero.engine.segments import segment_argmax, segment_top_k
 from bgzero.value.probs import equity, flip
-
-ROLLS = np.array([(a, b) for a in range(1, 7) for b in range(a, 7)], dtype=np.int8)  # the 21 rolls
-ROLL_WEIGHTS = np.where(ROLLS[:, 0] == ROLLS[:, 1], 1.0, 2.0) / 36.0
 
 
 @dataclass(frozen=True)

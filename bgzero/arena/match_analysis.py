@@ -28,7 +28,7 @@ from bgzero.arena.analysis import best_moves, cube_analysis, rank_moves
 from bgzero.arena.match import DOUBLE, MOVE, MatchGame, MatchRecord
 from bgzero.cube import TAKE, MatchState, after_take, may_double, to_match_info
 from bgzero.engine.board import START
-from bgzero.engine.game import game_results
+from bgzero.engine.game import ROLL_WEIGHTS, ROLLS, game_results
 from bgzero.engine.ids import board_from_position_id, match_id, position_id
 from bgzero.engine.notation import parse_move
 
@@ -36,9 +36,7 @@ MARKS = ((0.16, "very bad"), (0.08, "bad"), (0.04, "doubtful"))  # gnubg's arSki
 RATINGS = ((0.005, "Supernatural"), (0.010, "World class"), (0.015, "Expert"), (0.020, "Advanced"),
            (0.025, "Intermediate"), (0.030, "Casual player"), (0.035, "Beginner"))  # else "Awful!"
 CLOSE_CUBE = 0.16  # a turn without a double counts as a cube decision when doubling costs less
-ROLLS = [(a, b) for a in range(1, 7) for b in range(1, a + 1)]  # the 21 rolls, larger die first
-_WEIGHTS = np.array([1.0 if a == b else 2.0 for a, b in ROLLS]) / 36.0
-_OPENING = np.array([0.0 if a == b else 2.0 for a, b in ROLLS]) / 30.0
+_OPENING = np.where(ROLLS[:, 0] == ROLLS[:, 1], 0.0, 2.0) / 30.0  # an opening roll is never a double
 
 
 @dataclass(frozen=True)
@@ -278,7 +276,7 @@ def _add_luck(evaluator, decisions: list[Decision], luck_at: list) -> None:
     if not luck_at:
         return
     boards = np.repeat(np.stack([b for _, b, _, _ in luck_at]), len(ROLLS), axis=0)
-    dice = np.tile(np.array(ROLLS, np.int8), (len(luck_at), 1))
+    dice = np.tile(ROLLS, (len(luck_at), 1))
     live = game_results(boards) == 0
     values = np.zeros(len(boards))
     idx = np.flatnonzero(live)
@@ -287,8 +285,8 @@ def _add_luck(evaluator, decisions: list[Decision], luck_at: list) -> None:
         values[chunk] = [m.equity for m in best_moves(evaluator, boards[chunk], dice[chunk], 0)]
     values = values.reshape(len(luck_at), len(ROLLS))
     for row, (i, _, rolled, opening) in enumerate(luck_at):
-        weights = _OPENING if opening else _WEIGHTS
-        got = values[row, ROLLS.index((max(rolled), min(rolled)))]
+        weights = _OPENING if opening else ROLL_WEIGHTS
+        got = values[row, int(np.flatnonzero((ROLLS == sorted(rolled)).all(axis=1))[0])]
         d = decisions[i]
         decisions[i] = Decision(**{**asdict(d), "luck": float(got - weights @ values[row])})
 

@@ -31,6 +31,11 @@ class Chooser(Protocol):
 
     def choose(self, boards: np.ndarray, dice: np.ndarray, moves: MoveBatch) -> np.ndarray: ...
 
+ROLLS = np.array([(a, b) for a in range(1, 7) for b in range(a, 7)], np.int8)
+"""The 21 distinct rolls, smaller die first: what search, rollouts and luck average over."""
+ROLL_WEIGHTS = np.where(ROLLS[:, 0] == ROLLS[:, 1], 1.0, 2.0) / 36.0
+"""Chance of each of the 21 rolls."""
+
 _BACKGAMMON_COLUMNS = slice(18, 25)  # the loser's points 19-24 (the winner's home) and bar
 
 

@@ -15,8 +15,9 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from bgzero.agents.search import ROLLS, best_replies
+from bgzero.agents.search import best_replies
 from bgzero.engine.classify import CONTACT
+from bgzero.engine.game import ROLLS
 from bgzero.engine.movegen import generate
 from bgzero.engine.segments import segment_argmax
 from bgzero.errors import ConfigError

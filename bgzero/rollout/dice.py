@@ -16,14 +16,10 @@ import functools
 
 import numpy as np
 
+from bgzero.engine.game import ROLLS
+
 DICE = np.array([(a, b) for a in range(1, 7) for b in range(1, 7)], np.int8)
 """The 36 ordered rolls; a roll is an index into this table."""
-
-ROLLS = np.array([(a, b) for a in range(1, 7) for b in range(a, 7)], np.int8)
-"""The 21 distinct rolls (as :data:`bgzero.agents.search.ROLLS`)."""
-
-ROLL_WEIGHTS = np.where(ROLLS[:, 0] == ROLLS[:, 1], 1.0, 2.0) / 36.0
-"""Chance of each of the 21 rolls."""
 
 TO_DISTINCT = np.array([int(np.flatnonzero((ROLLS == sorted(d)).all(axis=1))[0]) for d in DICE.tolist()], np.int64)
 """Index in :data:`ROLLS` of each of the 36 ordered rolls."""

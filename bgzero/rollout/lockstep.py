@@ -26,11 +26,11 @@ import numpy as np
 from bgzero.cube import MatchState, after_take, drop_points, may_double, points_for
 from bgzero.engine.bearoff.probs import bearoff_probs
 from bgzero.engine.bearoff.two_sided import MAX_CHECKERS
-from bgzero.engine.game import game_results
+from bgzero.engine.game import ROLL_WEIGHTS, ROLLS, game_results
 from bgzero.engine.movegen import generate
 from bgzero.errors import ConfigError
 from bgzero.rollout.cubeful import estimated_value, finished_value
-from bgzero.rollout.dice import DICE, ROLL_WEIGHTS, ROLLS, TO_DISTINCT, trial_rolls
+from bgzero.rollout.dice import DICE, TO_DISTINCT, trial_rolls
 from bgzero.rollout.players import RolloutPlayer
 from bgzero.value.probs import flip, result_probs
 
