@@ -5,10 +5,10 @@ import pytest
 import torch
 
 from bgzero.agents.neural import NeuralAgent
-from bgzero.agents.search import ROLL_WEIGHTS, ROLLS, MoveFilter, choose_moves, evaluate_ply
+from bgzero.agents.search import MoveFilter, choose_moves, evaluate_ply
 from bgzero.agents.specs import make_agent, parse_spec
 from bgzero.arena.duplicate import play_duplicate, play_duplicate_from_specs
-from bgzero.engine.game import random_positions
+from bgzero.engine.game import ROLL_WEIGHTS, ROLLS, random_positions
 from bgzero.engine.movegen import generate
 from bgzero.errors import CheckpointError, ConfigError
 from bgzero.value.evaluator import Evaluator

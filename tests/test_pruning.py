@@ -10,12 +10,12 @@ import torch
 from omegaconf import OmegaConf
 
 from bgzero.agents import search
-from bgzero.agents.search import ROLLS, best_replies, evaluate_ply
+from bgzero.agents.search import best_replies, evaluate_ply
 from bgzero.cli import CONFIGS
 from bgzero.cli.prune import run
 from bgzero.engine.bearoff.one_sided import is_bearoff
 from bgzero.engine.classify import BEAROFF, CONTACT, OVER, RACE, classify, is_race
-from bgzero.engine.game import game_results, random_positions
+from bgzero.engine.game import ROLLS, game_results, random_positions
 from bgzero.engine.movegen import generate
 from bgzero.engine.segments import segment_argmax, segment_top_k
 from bgzero.errors import CheckpointError, ConfigError
