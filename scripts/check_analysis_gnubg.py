@@ -3,6 +3,7 @@
 Plays short matches between different agents (``bgzero-match``'s engine), analyses every file
 with bgzero (``strong`` at 0-ply) and with the Debian gnubg program (``analyse match``, 0-ply
 checker play and cube), and prints per-player error rates side by side, their correlation,
+the correlation of each player's luck (bgzero's in points, gnubg's "Luck total EMG"),
 and how many of the decisions gnubg marks very bad bgzero flags too (matched by game and
 action number; gnubg's marks read from its analysed SGF: BM[2]/BC[2] very bad).
 
@@ -30,6 +31,7 @@ from bgzero.atomic import atomic_write_text
 PAIRS = (("strong", "gnubg@0"), ("strong", "pubeval"), ("gnubg@0", "pubeval"))
 GNUBG = "/usr/games/gnubg"
 _RATE = re.compile(r"^Error rate mEMG \(MWC\)\s+(-?[\d.]+)\s+\(\s*-?[\d.]+%\)\s+(-?[\d.]+)", re.M)
+_LUCK = re.compile(r"^Luck total EMG \(MWC\)\s+([-+][\d.]+)\s+\(\s*[-+]?[\d.]+%\)\s+([-+][\d.]+)", re.M)
 _NODE = re.compile(r";([WB])\[([^\]]*)\]((?:\s*[A-Z]+(?:\[(?:\\.|[^\]\\])*\])+)*)")
 
 
@@ -48,8 +50,10 @@ def gnubg_analyse(files: list[Path], out: Path) -> list[dict]:
         if len(rates) < 3:
             raise SystemExit(f"gnubg printed no statistics for {files[k]}: {chunk[-1000:]}")
         # gnubg prints errors as negative equity: their size is the error rate
+        luck = _LUCK.search(chunk)
         results.append({"checker": [abs(float(x)) for x in rates[0]], "cube": [abs(float(x)) for x in rates[1]],
-                        "overall": [abs(float(x)) for x in rates[2]], "very_bad": _very_bad(out / f"{k}.sgf")})
+                        "overall": [abs(float(x)) for x in rates[2]], "luck": [float(x) for x in luck.groups()],
+                        "very_bad": _very_bad(out / f"{k}.sgf")})
     return results
 
 
@@ -100,12 +104,13 @@ def main(argv=None) -> None:
             stats = mine.players[p]
             rows.append({"file": f.name, "player": record.names[p], "bgzero_checker": stats.checker_error_rate,
                          "gnubg_checker": gn["checker"][p], "bgzero_overall": stats.error_rate,
-                         "gnubg_overall": gn["overall"][p]})
+                         "gnubg_overall": gn["overall"][p], "bgzero_luck": stats.luck, "gnubg_luck": gn["luck"][p]})
 
     def r(key: str) -> float:
         return float(np.corrcoef([x[f"bgzero_{key}"] for x in rows], [x[f"gnubg_{key}"] for x in rows])[0, 1])
 
     summary = {"matches": len(files), "players": len(rows), "r_checker": r("checker"), "r_overall": r("overall"),
+               "r_luck": r("luck"),
                "gnubg_very_bad": very_bad, "flagged_any_mark": flagged, "flagged_very_bad": strict,
                "bgzero_seconds": bgzero_seconds, "gnubg_seconds": gnubg_seconds, "rows": rows}
     atomic_write_text(args.out / "agreement.json", json.dumps(summary, indent=1))
@@ -117,7 +122,7 @@ def main(argv=None) -> None:
         print(f"{name:<10}{len(xs):>4}" + "".join(f"{np.mean([x[k] for x in xs]):>{w}.1f}" for k, w in (
             ("bgzero_checker", 16), ("gnubg_checker", 15), ("bgzero_overall", 16), ("gnubg_overall", 15))))
     print(f"{len(files)} {args.length}-point matches, {len(rows)} player-matches: r(checker) = {summary['r_checker']:.3f},"
-          f" r(overall) = {summary['r_overall']:.3f}; gnubg marks {very_bad} decisions very bad, bgzero marks "
+          f" r(overall) = {summary['r_overall']:.3f}, r(luck) = {summary['r_luck']:.3f}; gnubg marks {very_bad} decisions very bad, bgzero marks "
           f"{flagged} of them ({100 * flagged / max(very_bad, 1):.0f}%; {strict} very bad); "
           f"bgzero {bgzero_seconds:.0f} s, gnubg {gnubg_seconds:.0f} s")
 
