@@ -21,7 +21,9 @@ take and pass) print the same to its 3 decimals, both answers are right -- a pos
 game lost whatever happens (no double = double/take = -1.000), a won race where no double
 and double/pass both print +1.000. The tables give the ties in each count; "no double" and
 "too good" both keep the cube, so they never tie. ``--misses`` lists every other
-disagreement with both sides' equities.
+disagreement with both sides' equities. ``--gnubg-probs`` adds bgzero's search run on
+gnubg's own 0-ply net (``gnubg-nn``) instead of the checkpoint: it reproduces gnubg's
+0- and 1-ply ``hint``, so the rows show how much of the rest is the network's.
 
     python scripts/bench_cube.py --checkpoint checkpoints/strong.pt --positions 600 --seed 1 --ply 0 1
 """
@@ -67,6 +69,7 @@ from bgzero.gnubg.cube_hints import (
     doubler_agreement,
     taker_agreement,
 )
+from bgzero.rollout.players import GnubgJudge
 from bgzero.value.checkpoint import load_evaluator
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -183,6 +186,15 @@ def verdict(decision: CubeDecision) -> Verdict:
     return Verdict(doubler, PASS if decision.response == PASS else TAKE)
 
 
+class GnubgNet:
+    """gnubg's 0-ply net (``gnubg-nn``) in the checkpoint's place for bgzero's search; no pruning net, so every reply is scored."""
+
+    pruner = None
+
+    def __init__(self) -> None:
+        self.probs = GnubgJudge().probs
+
+
 def bgzero_verdicts(evaluator, boards: np.ndarray, infos: list[MatchInfo],
                     ply: int) -> tuple[list[Verdict], list[CubeDecision], np.ndarray]:
     """The neural agent's verdicts (the cubeful search its double and take decisions use), the decisions behind them, its probabilities."""
@@ -249,6 +261,8 @@ def main(argv=None) -> None:
     ap.add_argument("--reference", type=Path, default=None,
                     help="reference JSON (default scripts/data/cube_reference_n{positions}_seed{seed}.json)")
     ap.add_argument("--misses", action="store_true", help="list bgzero's disagreements with gnubg at each ply")
+    ap.add_argument("--gnubg-probs", action="store_true",
+                    help="also run bgzero's search on gnubg's 0-ply probabilities (needs gnubg-nn)")
     args = ap.parse_args(argv)
     path = args.reference or DATA / f"cube_reference_n{args.positions}_seed{args.seed}.json"
     records = load_reference(path, args.positions, args.seed)["positions"]
@@ -263,6 +277,10 @@ def main(argv=None) -> None:
         deciders[f"bgzero {name} {ply}-ply"], decisions[ply], probs = bgzero_verdicts(evaluator, boards, infos, ply)
         seconds[ply] = time.time() - start
         deciders[f"bgzero {name} {ply}-ply probs, 0-ply cube"] = shallow_cube_verdicts(probs, boards, infos)
+    if args.gnubg_probs:
+        gnubg_net = GnubgNet()
+        deciders.update({f"bgzero {ply}-ply search on gnubg 0-ply probs": bgzero_verdicts(gnubg_net, boards, infos, ply)[0]
+                         for ply in args.ply})
     deciders["naive: double 68-85% wins, take ≥ 25%"] = [naive_verdict(r["cubeless"][0]) for r in records]
     deciders.update({f"gnubg {p}-ply": [CubeHint(**r["gnubg"][str(p)]).verdict for r in records] for p in (0, 1)})
 

@@ -214,3 +214,25 @@ def test_live_gnubg_hint():
     assert start["double_pass"] == 1.0 and start["double_take"] < 0 < start["no_double"] < 0.2
     assert CubeHint(**strong).verdict.doubler == DOUBLE
     assert cubeless[0] == pytest.approx(0.5, abs=0.05)
+
+
+@pytest.mark.gnubg
+@pytest.mark.parametrize("ply", [0, 1])
+def test_the_cube_search_on_gnubgs_net_is_gnubgs_hint(ply):
+    """bgzero's cubeful search, fed gnubg's own 0-ply probabilities, gives gnubg's cached ``hint`` at the same ply.
+
+    So where the shipped agent differs from gnubg at 0 or 1 ply, the network's probabilities
+    differ, not the cube arithmetic or the search (gnubg picks replies by cubeful equity and
+    reads two-sided bear-offs from a cubeful database: a rare difference).
+    """
+    pytest.importorskip("gnubg_nn", reason="gnubg's 0-ply net stands in for the checkpoint")
+    script = load_script()
+    records = json.loads((script.DATA / "cube_reference_n300_seed0.json").read_text())["positions"]
+    hints = [CubeHint(**r["gnubg"][str(ply)]) for r in records]
+    boards = np.stack([script.board_from_position_id(r["position_id"]) for r in records])
+    infos = [script.match_info_from_id(r["match_id"]) for r in records]
+    verdicts, decisions, _ = script.bgzero_verdicts(script.GnubgNet(), boards, infos, ply)
+    assert doubler_agreement(hints, verdicts).rate >= 0.99
+    assert sum(v.taker == h.verdict.taker for v, h in zip(verdicts, hints)) >= 0.99 * len(hints)
+    error = np.abs([d.equities.double_take - h.double_take for d, h in zip(decisions, hints)])
+    assert np.median(error) < 0.002
