@@ -243,12 +243,13 @@ def print_misses(ply: int, records: list[dict], infos: list[MatchInfo], decision
     print("|---|---|---|---|---|---|" + ("---|" if same else "") + "---|---|")
     for i in sorted(set(doubler) | set(taker)):
         info, hint, mine = infos[i], reference[i], decisions[i]
-        score = f"{info.match_length}-point {info.score[info.dice_owner]}-{info.score[1 - info.dice_owner]}" \
-            if info.match_length else "money"
+        score = f", {info.match_length}-point {info.score[info.dice_owner]}-{info.score[1 - info.dice_owner]}" \
+            if info.match_length else ""
         own = f"{CubeHint(**records[i]['gnubg'][str(ply)]).action} | " if same else ""
-        print(f"| {i} | {'D' * (i in doubler)}{'T' * (i in taker)} | {context_kind(info)}, {score}, cube {info.cube_value} "
+        ours = verdict(mine)
+        print(f"| {i} | {'D' * (i in doubler)}{'T' * (i in taker)} | {context_kind(info)}{score}, cube {info.cube_value} "
               f"| {records[i]['position_id']}:{records[i]['match_id']} | {hint.action} | "
-              f"{hint.no_double:+.3f} / {hint.double_take:+.3f} | {own}{mine.action}, {mine.response} | "
+              f"{hint.no_double:+.3f} / {hint.double_take:+.3f} | {own}{ours.doubler}, {ours.taker} | "
               f"{mine.equities.no_double:+.3f} / {mine.equities.double_take:+.3f} |")
 
 

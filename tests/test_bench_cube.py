@@ -217,17 +217,18 @@ def test_live_gnubg_hint():
 
 
 @pytest.mark.gnubg
-@pytest.mark.parametrize("ply", [0, 1])
-def test_the_cube_search_on_gnubgs_net_is_gnubgs_hint(ply):
+@pytest.mark.parametrize(("ply", "positions"), [(0, 300), (1, 300), (2, 40)])
+def test_the_cube_search_on_gnubgs_net_is_gnubgs_hint(ply, positions):
     """bgzero's cubeful search, fed gnubg's own 0-ply probabilities, gives gnubg's cached ``hint`` at the same ply.
 
-    So where the shipped agent differs from gnubg at 0 or 1 ply, the network's probabilities
-    differ, not the cube arithmetic or the search (gnubg picks replies by cubeful equity and
-    reads two-sided bear-offs from a cubeful database: a rare difference).
+    So where the shipped agent differs from gnubg, the network's probabilities differ, not
+    the cube arithmetic or the search (gnubg picks replies by cubeful equity and reads
+    two-sided bear-offs from a cubeful database: rare differences). At 2 ply this needs
+    gnubg's deeper cube life (0.68 in contact): with 0.76 the median error is 0.006.
     """
     pytest.importorskip("gnubg_nn", reason="gnubg's 0-ply net stands in for the checkpoint")
     script = load_script()
-    records = json.loads((script.DATA / "cube_reference_n300_seed0.json").read_text())["positions"]
+    records = json.loads((script.DATA / "cube_reference_n300_seed0.json").read_text())["positions"][:positions]
     hints = [CubeHint(**r["gnubg"][str(ply)]) for r in records]
     boards = np.stack([script.board_from_position_id(r["position_id"]) for r in records])
     infos = [script.match_info_from_id(r["match_id"]) for r in records]
