@@ -23,7 +23,7 @@ and double/pass both print +1.000. The tables give the ties in each count; "no d
 "too good" both keep the cube, so they never tie. ``--misses`` lists every other
 disagreement with both sides' equities. ``--gnubg-probs`` adds bgzero's search run on
 gnubg's own 0-ply net (``gnubg-nn``) instead of the checkpoint: it reproduces gnubg's
-0- and 1-ply ``hint``, so the rows show how much of the rest is the network's.
+``hint`` at the same depth, so the rows show how much of the rest is the network's.
 
     python scripts/bench_cube.py --checkpoint checkpoints/strong.pt --positions 600 --seed 1 --ply 0 1
 """
@@ -236,7 +236,7 @@ def print_misses(ply: int, records: list[dict], infos: list[MatchInfo], decision
     """Every disagreement of bgzero at ``ply``: the position, the score, both sides' equities, gnubg's own verdict at ``ply``."""
     reference = [CubeHint(**r["gnubg"][str(REFERENCE_PLIES)]) for r in records]
     doubler, taker = misses(reference, [verdict(d) for d in decisions])
-    same = str(ply) in records[0]["gnubg"]
+    same = ply != REFERENCE_PLIES and str(ply) in records[0]["gnubg"]  # gnubg's own verdict at bgzero's depth
     print(f"\nbgzero {ply}-ply disagreements (D doubler, T taker; equities normalised, ND / DT):\n")
     print(f"| # | miss | context | position:match ID | gnubg {REFERENCE_PLIES}-ply | ND / DT | "
           + (f"gnubg {ply}-ply | " if same else "") + "bgzero | ND / DT |")
@@ -334,7 +334,7 @@ def main(argv=None) -> None:
                    for mine in DOUBLER_ACTIONS]
             print(f"| {theirs} | " + " | ".join(map(str, row)) + " |")
         doubler, taker = misses(reference, ours)
-        if str(ply) in records[0]["gnubg"]:
+        if ply != REFERENCE_PLIES and str(ply) in records[0]["gnubg"]:
             own = [CubeHint(**r["gnubg"][str(ply)]).verdict for r in records]
             print(f"\n{len(doubler)} doubler and {len(taker)} taker disagreements at {ply} ply, ties aside; gnubg's own "
                   f"{ply}-ply verdict is bgzero's in {sum(own[i].doubler == ours[i].doubler for i in doubler)} and "

@@ -75,7 +75,7 @@ def gnubg_efficiency(plies: int) -> CubeEfficiency:
 
     :data:`GNUBG_SHALLOW` at 0 and 1 ply, :data:`CLASSIC` deeper: bgzero's 2-ply search on
     gnubg's own 0-ply net gives gnubg's 2-ply ``hint`` equities with CLASSIC (median
-    error 0.0004) and misses them by 0.002-0.006 with the shallow set.
+    error under 0.0005) and misses them by 0.002-0.006 with the shallow set.
     """
     return GNUBG_SHALLOW if plies <= 1 else CLASSIC
 
