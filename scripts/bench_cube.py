@@ -16,6 +16,15 @@ the benchmark reproducible without gnubg). bgzero decides at each ``--ply`` exac
 agent before it (n-ply cubeless probabilities through 0-ply Janowski). A naive rule
 (double at 68-85% cubeless wins, take at 25% or more) gives the scale.
 
+A tie counts as agreement: where gnubg's 2-ply equities of doubling and not doubling (or of
+take and pass) print the same to its 3 decimals, both answers are right -- a post-Crawford
+game lost whatever happens (no double = double/take = -1.000), a won race where no double
+and double/pass both print +1.000. The tables give the ties in each count; "no double" and
+"too good" both keep the cube, so they never tie. ``--misses`` lists every other
+disagreement with both sides' equities. ``--gnubg-probs`` adds bgzero's search run on
+gnubg's own 0-ply net (``gnubg-nn``) instead of the checkpoint: it reproduces gnubg's
+``hint`` at the same depth, so the rows show how much of the rest is the network's.
+
     python scripts/bench_cube.py --checkpoint checkpoints/strong.pt --positions 600 --seed 1 --ply 0 1
 """
 
@@ -60,6 +69,7 @@ from bgzero.gnubg.cube_hints import (
     doubler_agreement,
     taker_agreement,
 )
+from bgzero.rollout.players import GnubgJudge
 from bgzero.value.checkpoint import load_evaluator
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -176,11 +186,21 @@ def verdict(decision: CubeDecision) -> Verdict:
     return Verdict(doubler, PASS if decision.response == PASS else TAKE)
 
 
-def bgzero_verdicts(evaluator, boards: np.ndarray, infos: list[MatchInfo], ply: int) -> tuple[list[Verdict], np.ndarray]:
-    """The neural agent's verdicts (the cubeful search its double and take decisions use) and its probabilities."""
+class GnubgNet:
+    """gnubg's 0-ply net (``gnubg-nn``) in the checkpoint's place for bgzero's search; no pruning net, so every reply is scored."""
+
+    pruner = None
+
+    def __init__(self) -> None:
+        self.probs = GnubgJudge().probs
+
+
+def bgzero_verdicts(evaluator, boards: np.ndarray, infos: list[MatchInfo],
+                    ply: int) -> tuple[list[Verdict], list[CubeDecision], np.ndarray]:
+    """The neural agent's verdicts (the cubeful search its double and take decisions use), the decisions behind them, its probabilities."""
     states = [from_match_info(info) for info in infos]
     decisions, probs = cube_decisions(evaluator, boards, states, [info.dice_owner for info in infos], ply)
-    return [verdict(d) for d in decisions], probs
+    return [verdict(d) for d in decisions], decisions, probs
 
 
 def shallow_cube_verdicts(probs: np.ndarray, boards: np.ndarray, infos: list[MatchInfo]) -> list[Verdict]:
@@ -198,9 +218,39 @@ def naive_verdict(p_win: float) -> Verdict:
 
 def table_row(name: str, doubler: Agreement, taker: Agreement) -> str:
     def cell(a: Agreement) -> str:
-        return f"{100 * a.rate:.1f}% ({a.agreed}/{a.decisions}) | {a.mean_cost:.3f}" if a.decisions else "– | –"
+        ties = f", {a.ties} {'tie' if a.ties == 1 else 'ties'}" if a.ties else ""
+        return f"{100 * a.rate:.1f}% ({a.agreed}/{a.decisions}{ties}) | {a.mean_cost:.3f}" if a.decisions else "– | –"
 
     return f"| {name} | {cell(doubler)} | {cell(taker)} |"
+
+
+def misses(reference: list[CubeHint], verdicts: list[Verdict]) -> tuple[list[int], list[int]]:
+    """Indices of the doubler's and of the taker's disagreements with the reference, ties not counted."""
+    doubler = [i for i, (h, v) in enumerate(zip(reference, verdicts)) if not doubler_agreement([h], [v]).agreed]
+    taker = [i for i, (h, v) in enumerate(zip(reference, verdicts))
+             if h.verdict.doubler == DOUBLE and not taker_agreement([h], [v]).agreed]
+    return doubler, taker
+
+
+def print_misses(ply: int, records: list[dict], infos: list[MatchInfo], decisions: list[CubeDecision]) -> None:
+    """Every disagreement of bgzero at ``ply``: the position, the score, both sides' equities, gnubg's own verdict at ``ply``."""
+    reference = [CubeHint(**r["gnubg"][str(REFERENCE_PLIES)]) for r in records]
+    doubler, taker = misses(reference, [verdict(d) for d in decisions])
+    same = ply != REFERENCE_PLIES and str(ply) in records[0]["gnubg"]  # gnubg's own verdict at bgzero's depth
+    print(f"\nbgzero {ply}-ply disagreements (D doubler, T taker; equities normalised, ND / DT):\n")
+    print(f"| # | miss | context | position:match ID | gnubg {REFERENCE_PLIES}-ply | ND / DT | "
+          + (f"gnubg {ply}-ply | " if same else "") + "bgzero | ND / DT |")
+    print("|---|---|---|---|---|---|" + ("---|" if same else "") + "---|---|")
+    for i in sorted(set(doubler) | set(taker)):
+        info, hint, mine = infos[i], reference[i], decisions[i]
+        score = f", {info.match_length}-point {info.score[info.dice_owner]}-{info.score[1 - info.dice_owner]}" \
+            if info.match_length else ""
+        own = f"{CubeHint(**records[i]['gnubg'][str(ply)]).action} | " if same else ""
+        ours = verdict(mine)
+        print(f"| {i} | {'D' * (i in doubler)}{'T' * (i in taker)} | {context_kind(info)}{score}, cube {info.cube_value} "
+              f"| {records[i]['position_id']}:{records[i]['match_id']} | {hint.action} | "
+              f"{hint.no_double:+.3f} / {hint.double_take:+.3f} | {own}{ours.doubler}, {ours.taker} | "
+              f"{mine.equities.no_double:+.3f} / {mine.equities.double_take:+.3f} |")
 
 
 def main(argv=None) -> None:
@@ -211,6 +261,9 @@ def main(argv=None) -> None:
     ap.add_argument("--ply", type=int, nargs="+", default=[0], help="bgzero's evaluation depths for the cube")
     ap.add_argument("--reference", type=Path, default=None,
                     help="reference JSON (default scripts/data/cube_reference_n{positions}_seed{seed}.json)")
+    ap.add_argument("--misses", action="store_true", help="list bgzero's disagreements with gnubg at each ply")
+    ap.add_argument("--gnubg-probs", action="store_true",
+                    help="also run bgzero's search on gnubg's 0-ply probabilities (needs gnubg-nn)")
     args = ap.parse_args(argv)
     path = args.reference or DATA / f"cube_reference_n{args.positions}_seed{args.seed}.json"
     records = load_reference(path, args.positions, args.seed)["positions"]
@@ -219,12 +272,16 @@ def main(argv=None) -> None:
     infos = [match_info_from_id(r["match_id"]) for r in records]
     evaluator = load_evaluator(args.checkpoint)
 
-    name, deciders, seconds = Path(args.checkpoint).stem, {}, {}
+    name, deciders, seconds, decisions = Path(args.checkpoint).stem, {}, {}, {}
     for ply in args.ply:
         start = time.time()
-        deciders[f"bgzero {name} {ply}-ply"], probs = bgzero_verdicts(evaluator, boards, infos, ply)
+        deciders[f"bgzero {name} {ply}-ply"], decisions[ply], probs = bgzero_verdicts(evaluator, boards, infos, ply)
         seconds[ply] = time.time() - start
         deciders[f"bgzero {name} {ply}-ply probs, 0-ply cube"] = shallow_cube_verdicts(probs, boards, infos)
+    if args.gnubg_probs:
+        gnubg_net = GnubgNet()
+        deciders.update({f"bgzero {ply}-ply search on gnubg 0-ply probs": bgzero_verdicts(gnubg_net, boards, infos, ply)[0]
+                         for ply in args.ply})
     deciders["naive: double 68-85% wins, take ≥ 25%"] = [naive_verdict(r["cubeless"][0]) for r in records]
     deciders.update({f"gnubg {p}-ply": [CubeHint(**r["gnubg"][str(p)]).verdict for r in records] for p in (0, 1)})
 
@@ -276,6 +333,14 @@ def main(argv=None) -> None:
             row = [sum(h.verdict.doubler == theirs and v.doubler == mine for h, v in zip(reference, ours))
                    for mine in DOUBLER_ACTIONS]
             print(f"| {theirs} | " + " | ".join(map(str, row)) + " |")
+        doubler, taker = misses(reference, ours)
+        if ply != REFERENCE_PLIES and str(ply) in records[0]["gnubg"]:
+            own = [CubeHint(**r["gnubg"][str(ply)]).verdict for r in records]
+            print(f"\n{len(doubler)} doubler and {len(taker)} taker disagreements at {ply} ply, ties aside; gnubg's own "
+                  f"{ply}-ply verdict is bgzero's in {sum(own[i].doubler == ours[i].doubler for i in doubler)} and "
+                  f"{sum(own[i].taker == ours[i].taker for i in taker)} of them.")
+        if args.misses:
+            print_misses(ply, records, infos, decisions[ply])
 
 
 if __name__ == "__main__":

@@ -110,6 +110,11 @@ def test_cube_analysis_money_and_match(evaluator, board, kind):
         assert cube.decision.equities.double_pass == 1.0
 
 
+def test_a_deeper_cube_analysis_uses_gnubgs_deeper_cube_life(evaluator):
+    """gnubg's leaves get x = 0.76 in a 0- or 1-ply contact search and 0.68 in a 2-ply one; the hint shows which."""
+    assert [cube_analysis(evaluator, START, MatchInfo(), ply=p).x for p in (0, 1, 2)] == pytest.approx([0.76, 0.76, 0.68])
+
+
 def test_no_cube_action_when_the_opponent_owns_the_cube(evaluator):
     cube = cube_analysis(evaluator, START, MatchInfo(cube_value=2, cube_owner=1, dice_owner=0), ply=0)
     assert cube.decision is None and cube.reason == "player 1 owns the cube"

@@ -4,10 +4,11 @@ An agent that evaluates a position before the roll (the five probabilities of th
 roll) gets its doubles and takes here, by the arithmetic GNU Backgammon uses at 0 ply:
 Janowski's model with a cube life ``x`` by position class, then gnubg's choice among "no
 double", "double, take" and "double, pass" (:func:`bgzero.cube.state.cube_decision`, money or
-match). The cube life is :data:`~bgzero.cube.state.GNUBG_SHALLOW`, gnubg's own setting for 0- and
-1-ply cube decisions (rather than :data:`~bgzero.cube.state.CLASSIC`, its 2+ ply one), since the
-agents decide at 0 or 1 ply: given the same probabilities they decide as gnubg's 0-ply
-``hint`` does outside two-sided bear-offs, which gnubg reads from a cubeful database.
+match). The cube life is :data:`~bgzero.cube.money.GNUBG_SHALLOW`, gnubg's own setting for 0- and
+1-ply cube decisions (the cubeful search gives the leaves of a 2+ ply search
+:data:`~bgzero.cube.money.CLASSIC`, as gnubg does: :func:`bgzero.cube.gnubg_efficiency`): given
+the same probabilities they decide as gnubg's 0-ply ``hint`` does outside two-sided
+bear-offs, which gnubg reads from a cubeful database.
 """
 
 from __future__ import annotations

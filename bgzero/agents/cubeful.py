@@ -2,7 +2,8 @@
 
 A node is a position, its side on roll before rolling, in a cube state. At 0 ply its value
 is Janowski's (:func:`bgzero.cube.cubeful.no_double_value`, the cube life by position class
-as :func:`bgzero.agents.cube.cube_lives` gives it); at n ply it is the average over the 21
+as :func:`bgzero.agents.cube.cube_lives` gives it, from the set gnubg uses for a search of
+that depth, :func:`bgzero.cube.gnubg_efficiency`); at n ply it is the average over the 21
 rolls of the value after the side's best reply, where the opponent, now on roll, first
 takes its proper cube action (no double, or double and the best answer), valued at n-1
 ply. So cube decisions are taken at every node of the search, and decisions at depth see
@@ -32,12 +33,13 @@ from bgzero.agents.search import (
     filter_candidates,
 )
 from bgzero.cube import (
-    GNUBG_SHALLOW,
     CubeDecision,
+    CubeEfficiency,
     CubeEquities,
     MatchState,
     after_take,
     decide,
+    gnubg_efficiency,
     may_beaver,
     may_double,
     no_double_value,
@@ -65,15 +67,16 @@ def _proper(values: dict, state: MatchState, player: int) -> float:
 
 
 def _no_double(evaluator, boards: np.ndarray, players: np.ndarray, contexts: Sequence[list[MatchState]],
-               ply: int) -> tuple[list[dict], np.ndarray]:
+               ply: int, efficiency: CubeEfficiency) -> tuple[list[dict], np.ndarray]:
     """For each board, ``players[i]`` on roll: its value not doubling now in each state of ``contexts[i]``.
 
     Returns those values (a dict by state per board) and the cubeless probabilities at ``ply``.
+    ``efficiency`` gives the leaves their cube life: the whole search's, not the depth left.
     """
     n = len(boards)
     if n > SEARCH_CHUNK and ply > 0:
         parts = [_no_double(evaluator, boards[lo:lo + SEARCH_CHUNK], players[lo:lo + SEARCH_CHUNK],
-                            contexts[lo:lo + SEARCH_CHUNK], ply) for lo in range(0, n, SEARCH_CHUNK)]
+                            contexts[lo:lo + SEARCH_CHUNK], ply, efficiency) for lo in range(0, n, SEARCH_CHUNK)]
         return [v for part in parts for v in part[0]], np.concatenate([part[1] for part in parts])
     leaf = np.ones(n, bool) if ply == 0 else game_results(boards) != 0  # a finished game is exact at 0 ply
     values: list[dict] = [{} for _ in range(n)]
@@ -81,7 +84,7 @@ def _no_double(evaluator, boards: np.ndarray, players: np.ndarray, contexts: Seq
     if leaf.any():
         idx = np.flatnonzero(leaf)
         probs[idx] = evaluator.probs(boards[idx])
-        lives = cube_lives(boards[idx], GNUBG_SHALLOW)
+        lives = cube_lives(boards[idx], efficiency)
         for i, p, x in zip(idx, probs[idx], lives):
             values[i] = {s: no_double_value(p, s, int(players[i]), float(x)) for s in contexts[i]}
     idx = np.flatnonzero(~leaf)
@@ -93,7 +96,7 @@ def _no_double(evaluator, boards: np.ndarray, players: np.ndarray, contexts: Seq
     faced = [list(dict.fromkeys(t for s in contexts[i] for t in _faced(s, 1 - int(players[i])))) for i in idx]
     child_players = np.repeat(1 - players[idx], len(ROLLS))
     child_values, child_probs = _no_double(evaluator, replies, child_players,
-                                           [f for f in faced for _ in ROLLS], ply - 1)
+                                           [f for f in faced for _ in ROLLS], ply - 1, efficiency)
     probs[idx] = (flip(child_probs).reshape(len(idx), len(ROLLS), 5) * ROLL_WEIGHTS[None, :, None]).sum(axis=1)
     for k, i in enumerate(idx):
         opp = 1 - int(players[i])
@@ -111,7 +114,7 @@ def cube_values_at(evaluator, boards: np.ndarray, states: Sequence[MatchState], 
     """
     players = np.asarray(players, np.int64).reshape(len(boards))
     contexts = [_faced(s, int(p)) for s, p in zip(states, players)]
-    values, probs = _no_double(evaluator, boards, players, contexts, ply)
+    values, probs = _no_double(evaluator, boards, players, contexts, ply, gnubg_efficiency(ply))
     return [CubeEquities(v[c[0]], v[c[1]], pass_value(c[0], int(p)))
             for v, c, p in zip(values, contexts, players)], probs
 
@@ -157,7 +160,7 @@ def _results_values(evaluator, results: np.ndarray, states, movers: np.ndarray, 
         return value, value, probs
     opps = 1 - movers
     contexts = [_faced(s, int(o)) for s, o in zip(states, opps)]
-    values, probs = _no_double(evaluator, results, opps, contexts, ply)
+    values, probs = _no_double(evaluator, results, opps, contexts, ply, gnubg_efficiency(ply))
     value = np.array([other_side(_proper(v, s, int(o)), s) for v, s, o in zip(values, states, opps)])
     score = np.array([normalised(x, s, int(m)) for x, s, m in zip(value, states, movers)])
     return value, score, probs

@@ -20,7 +20,7 @@ from bgzero.agents.cube import cube_lives
 from bgzero.agents.cubeful import cube_decisions, score_moves
 from bgzero.agents.search import DEFAULT_FILTERS, evaluate_ply
 from bgzero.agents.specs import parse_spec
-from bgzero.cube import CubeDecision, MatchState, from_match_info, may_double
+from bgzero.cube import CubeDecision, MatchState, from_match_info, gnubg_efficiency, may_double
 from bgzero.engine.board import validate
 from bgzero.engine.classify import PositionClass, classify
 from bgzero.engine.game import game_results
@@ -194,12 +194,13 @@ def cube_analysis(evaluator, board, match_info: MatchInfo, ply: int = 0) -> Cube
     is used as it is and that player is the doubler. Money play when ``match_length`` is
     0, else the Kazaross-XG2 match equities. The decision is the agents' own: the cubeful
     search of :func:`bgzero.agents.cubeful.cube_decisions` at ``ply``; ``x`` is the cube
-    life Janowski's model gives this position at its leaves (:func:`bgzero.agents.cube.cube_lives`).
+    life Janowski's model gives this position at the leaves of a search ``ply`` deep
+    (:func:`bgzero.agents.cube.cube_lives`, :func:`bgzero.cube.gnubg_efficiency`).
     """
     board = check_position(board)
     player = match_info.dice_owner
     state = from_match_info(match_info)
-    kind, x = PositionClass(classify(board[None])[0]), float(cube_lives(board[None])[0])
+    kind, x = PositionClass(classify(board[None])[0]), float(cube_lives(board[None], gnubg_efficiency(ply))[0])
     reason = _no_double_reason(match_info, state, player)
     if reason:
         return CubeAnalysis(player, evaluate_position(evaluator, board, ply), kind, x, None, reason, state)

@@ -55,6 +55,7 @@ from bgzero.cube.money import (
     cube_efficiency,
     cubeful_equity,
     dead_equity,
+    gnubg_efficiency,
     janowski_points,
     live_equity,
     money_cube_decision,

@@ -10,6 +10,9 @@ imported only when a :class:`GnubgCube` is made.
 Verdicts are compared the way a player acts: the doubler's action (no double, double, too
 good) and the taker's answer (take, pass). Disagreements are priced with the reference's
 own cubeful equities, so the cost is what the other decider gives up *by gnubg's judgement*.
+A tie counts as agreement: where the reference's equities of doubling and not doubling (or
+of taking and passing) print the same, to gnubg's 3 decimals, it cannot tell them apart and
+both answers are right. "No double" and "too good" are both not doubling, so they never tie.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from bgzero.cube import NO_DOUBLE, PASS, TAKE, TOO_GOOD
 DOUBLE = "double"  # "double, take" and "double, pass" alike: the doubler's action is the same
 DOUBLER_ACTIONS = (NO_DOUBLE, DOUBLE, TOO_GOOD)
 TAKER_ACTIONS = (TAKE, PASS)
+PRINTED = 0.001  # gnubg prints cubeful equities to 3 decimals: closer than half of this is a tie
 
 _EQUITY_LINE = re.compile(
     r"^\s*\d\.\s+(No (?:re)?double|(?:Re)?[Dd]ouble, take|(?:Re)?[Dd]ouble, pass)\s+([-+]?\d+\.\d+)", re.M
@@ -152,8 +156,9 @@ class Agreement:
     """How one decider fared against the reference on one kind of decision."""
 
     decisions: int
-    agreed: int
+    agreed: int  # ties included
     cost: float  # equity given up on the disagreements, by the reference's equities
+    ties: int = 0  # agreements only by a tie: the other answer, equal to gnubg's as it prints them
 
     @property
     def rate(self) -> float:
@@ -166,40 +171,51 @@ class Agreement:
         return self.cost / wrong if wrong else 0.0
 
 
+def tie(a: float, b: float) -> bool:
+    """Whether two of gnubg's equities are the same as it prints them."""
+    return abs(a - b) < PRINTED / 2
+
+
 def doubler_agreement(reference: list[CubeHint], verdicts: list[Verdict]) -> Agreement:
-    """Agreement on the doubler's action over every position.
+    """Agreement on the doubler's action over every position, ties (see the module docstring) included.
 
     The cost is the reference's best doubler equity less that of the action taken, so
     "no double" where gnubg says "too good" is a disagreement that costs nothing.
     """
     _check_lengths(reference, verdicts)
-    agreed, cost = 0, 0.0
+    agreed, ties, cost = 0, 0, 0.0
     for hint, verdict in zip(reference, verdicts):
-        if verdict.doubler == hint.verdict.doubler:
+        mine, theirs = verdict.doubler, hint.verdict.doubler
+        if mine == theirs:
             agreed += 1
+        elif (mine == DOUBLE) != (theirs == DOUBLE) and tie(hint.doubler_equity(mine), hint.doubler_equity(theirs)):
+            agreed, ties = agreed + 1, ties + 1
         else:
             best = max(hint.doubler_equity(action) for action in DOUBLER_ACTIONS)
-            cost += best - hint.doubler_equity(verdict.doubler)
-    return Agreement(len(reference), agreed, cost)
+            cost += best - hint.doubler_equity(mine)
+    return Agreement(len(reference), agreed, cost, ties)
 
 
 def taker_agreement(reference: list[CubeHint], verdicts: list[Verdict]) -> Agreement:
     """Agreement on the taker's answer, over the positions where the reference doubles.
 
     Those are the doubles that happen in play (a double, take or pass); "too good" and
-    "no double" positions never reach the taker.
+    "no double" positions never reach the taker. Where "double, take" and "double, pass"
+    print the same, either answer is right.
     """
     _check_lengths(reference, verdicts)
-    agreed, cost, decisions = 0, 0.0, 0
+    agreed, ties, cost, decisions = 0, 0, 0.0, 0
     for hint, verdict in zip(reference, verdicts):
         if hint.verdict.doubler != DOUBLE:
             continue
         decisions += 1
         if verdict.taker == hint.verdict.taker:
             agreed += 1
+        elif tie(hint.double_take, hint.double_pass):
+            agreed, ties = agreed + 1, ties + 1
         else:
             cost += max(hint.taker_equity(answer) for answer in TAKER_ACTIONS) - hint.taker_equity(verdict.taker)
-    return Agreement(decisions, agreed, cost)
+    return Agreement(decisions, agreed, cost, ties)
 
 
 def _check_lengths(reference: list, verdicts: list) -> None:
