@@ -98,13 +98,15 @@ def _popcount(x):
     return n
 
 
+_DE_BRUIJN = np.array([0, 1, 28, 2, 29, 14, 24, 3, 30, 22, 20, 15, 25, 17, 4, 8, 31, 27, 13, 23, 21, 19, 16, 7,
+                       26, 12, 18, 6, 11, 5, 10, 9], np.int64)
+
+
 @njit(cache=True)
 def _lowest_bit(x):
-    """Index of the lowest set bit of a non-zero ``x``."""
-    i = 0
-    while not (x >> i) & 1:
-        i += 1
-    return i
+    """Index of the lowest set bit of a non-zero ``x`` below bit 32, by de Bruijn's multiplication
+    (the shots feature asks for it on every hitting roll)."""
+    return _DE_BRUIJN[(((x & -x) * 0x077CB531) & 0xFFFFFFFF) >> 27]
 
 
 @njit(cache=True)
