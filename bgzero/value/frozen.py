@@ -17,7 +17,7 @@ import numpy as np
 from numba import njit
 
 from bgzero.errors import ConfigError
-from bgzero.value.encode import get_encoder
+from bgzero.value.encode import CONTACT_POINT_UNITS, CONTACT_SIDE, contact_features_kernel, get_encoder
 
 if TYPE_CHECKING:
     from bgzero.value.net import NetConfig
@@ -46,6 +46,11 @@ class FrozenNet:
         self._act = ACTIVATIONS.index(config.activation)
         *body, self._head = padded(layer_weights(config, weights))  # the head stays (5, in): contiguous dot products
         self._layers = [(np.ascontiguousarray(w.T), b) for w, b in body]  # (in, out): one input's row is contiguous
+        self._table = _NO_TABLE
+        if encoder == "contact" and body:  # its point units come from a table, its features from their own kernel
+            w1 = self._layers[0][0]
+            self._table = _point_table(w1)
+            self._layers[0] = (np.ascontiguousarray(w1[_CONTACT_FEATURES]), self._layers[0][1])
 
     @classmethod
     def of(cls, net, encoder: str) -> FrozenNet:
@@ -56,15 +61,17 @@ class FrozenNet:
         """(N, 5) float32 probabilities for (N, 2, 25) boards, as the torch net gives them."""
         boards = np.ascontiguousarray(boards, np.int8).reshape(-1, 2, 25)
         out = np.empty((len(boards), 5), np.float32)
-        x = np.empty((min(CHUNK, len(boards)), self.config.num_inputs), np.float32)
+        tabled = len(self._table) > 0
+        x = np.empty((min(CHUNK, len(boards)), len(_CONTACT_FEATURES) if tabled else self.config.num_inputs), np.float32)
         hidden = [np.empty((len(x), w.shape[1]), np.float32) for w, _ in self._layers]
         for lo in range(0, len(boards), CHUNK):
             n = min(CHUNK, len(boards) - lo)
-            self.encoder.fn(boards[lo:lo + n], x[:n])
-            h = x[:n]
+            chunk = boards[lo:lo + n]
+            (contact_features_kernel if tabled else self.encoder.fn)(chunk, x[:n])
+            h, table = x[:n], self._table
             for (w, b), buf in zip(self._layers, hidden):
-                _sparse_layer(h, w, b, self._act, buf[:n])
-                h = buf[:n]
+                _sparse_layer(h, w, b, self._act, buf[:n], chunk, table)
+                h, table = buf[:n], _NO_TABLE
             _head(h, *self._head, out[lo:lo + n])
         return out
 
@@ -98,9 +105,30 @@ def padded(layers: list[tuple[np.ndarray, np.ndarray]]) -> list[tuple[np.ndarray
     return out
 
 
+_CONTACT_FEATURES = np.r_[CONTACT_POINT_UNITS:CONTACT_SIDE, CONTACT_SIDE + CONTACT_POINT_UNITS:2 * CONTACT_SIDE]
+"""The contact inputs that :func:`~bgzero.value.encode.contact_features_kernel` fills, in its order."""
+_NO_TABLE = np.zeros((0, 25, 16, 1), np.float32)
+
+
+def _point_table(w1: np.ndarray) -> np.ndarray:
+    """(2, 25, 16, H): the first layer's sum over a contact point's four units, per side, point
+    (the bar is 24) and count; read off the encoder on boards with one occupied point each."""
+    side, cell, count = (a.ravel() for a in np.meshgrid(range(2), range(25), range(16), indexing="ij"))
+    boards = np.zeros((len(side), 2, 25), np.int8)
+    boards[np.arange(len(side)), side, cell] = count
+    x = get_encoder("contact")(boards)
+    table = np.zeros((len(side), w1.shape[1]), np.float32)
+    for k, (s, c) in enumerate(zip(side, cell)):
+        units = s * CONTACT_SIDE + 4 * c + np.arange(4)
+        table[k] = x[k, units] @ w1[units]
+    return table.reshape(2, 25, 16, -1)
+
+
 @njit(cache=True, fastmath=True)
-def _sparse_layer(x, w, b, act, out):
-    """``out = act(x @ w + b)``, adding only the rows of ``w`` whose input is non-zero.
+def _sparse_layer(x, w, b, act, out, boards, table):
+    """``out = act(x @ w + b)``, adding only the rows of ``w`` whose input is non-zero; plus,
+    with a non-empty ``table``, the row ``table[side, point, n]`` for each point of ``boards``
+    holding n checkers (inputs that depend on one point's count alone, tabulated).
 
     The non-zero inputs are gathered first, without branches, and their rows added two at
     a time (half the passes over the accumulator); rows are indexed, never sliced, as a
@@ -121,6 +149,13 @@ def _sparse_layer(x, w, b, act, out):
         val[m] = 0.0
         for j in range(width):
             acc[j] = b[j]
+        if table.shape[0]:
+            for side in range(2):
+                for c in range(25):
+                    n = boards[k, side, c]
+                    if n > 0:
+                        for j in range(width):
+                            acc[j] += table[side, c, n, j]
         for t in range(0, m, 2):
             i0, i1, v0, v1 = idx[t], idx[t + 1], val[t], val[t + 1]
             for j in range(width):
