@@ -94,7 +94,7 @@ def choose_replies(evaluator, moves, keep: int = PRUNE_KEEP, prune: bool = True)
         probs[other] = evaluator.probs(results[other], cls[other])
         score[other] = -equity(probs[other])
     if other.size < len(results):
-        inside = np.flatnonzero(contact)
+        inside = np.flatnonzero(contact) if other.size else slice(None)  # all contact, the usual case: no copies
         score[inside] = -evaluator.pruner.equities(results[inside])
         rescore = np.flatnonzero(contact & segment_top_k(score, offsets, keep))
         score[inside] = -np.inf
