@@ -92,6 +92,8 @@ def test_bad_settings_are_named(tiny_checkpoint):
     one = np.zeros((1, 2, 25), np.int8)
     with pytest.raises(ConfigError, match="epochs"):
         rank_fine_tune(evaluator.net, evaluator.encoder, one, np.zeros(1), np.zeros((1, 5)), epochs=0)
+    with pytest.raises(ConfigError, match="frozen=False"):  # a loaded checkpoint's frozen net cannot be trained
+        rank_fine_tune(load_evaluator(tiny_checkpoint).net, evaluator.encoder, one, np.zeros(1), np.zeros((1, 5)))
     with pytest.raises(ValueError, match="sorted by turn"):
         rank_fine_tune(evaluator.net, evaluator.encoder, np.zeros((2, 2, 25), np.int8), np.array([1, 0]),
                        np.zeros((2, 5)))
