@@ -28,11 +28,6 @@ ACTIVATIONS = ("relu", "sigmoid", "tanh", "elu")
 CHUNK = 2048
 """Boards encoded and evaluated together: their inputs stay in cache between the two."""
 
-BLOCK = 32
-"""Hidden layers are padded to a multiple of this many units, the step of the compiler's
-vectorized loops (four AVX registers of float32): a 16-unit pruning net would otherwise
-run in their scalar remainder. A padded unit has zero weights in and out."""
-
 
 class FrozenNet:
     """A value net's (N, 5) probabilities for boards, from its state dict's numpy arrays."""
@@ -44,7 +39,7 @@ class FrozenNet:
             raise ConfigError(f"encoder {encoder!r} gives {self.encoder.num_inputs} inputs, "
                               f"the net expects {config.num_inputs}")
         self._act = ACTIVATIONS.index(config.activation)
-        *body, self._head = padded(layer_weights(config, weights))  # the head stays (5, in): contiguous dot products
+        *body, self._head = layer_weights(config, weights)  # the head stays (5, in): contiguous dot products
         self._layers = [(np.ascontiguousarray(w.T), b) for w, b in body]  # (in, out): one input's row is contiguous
         self._table = _NO_TABLE
         if encoder == "contact" and body:  # its point units come from a table, its features from their own kernel
@@ -91,18 +86,6 @@ def layer_weights(config: NetConfig, weights: dict[str, np.ndarray]) -> list[tup
             raise ConfigError(f"weights do not fit a {shape} net ({name}: {w.shape} and {b.shape})")
         layers.append((w, b))
     return layers
-
-
-def padded(layers: list[tuple[np.ndarray, np.ndarray]]) -> list[tuple[np.ndarray, np.ndarray]]:
-    """``layers`` (as :func:`layer_weights`) with every hidden width padded to a multiple of :data:`BLOCK`."""
-    out, width = [], layers[0][0].shape[1]
-    for i, (w, b) in enumerate(layers):
-        units = w.shape[0] if i == len(layers) - 1 else -(-w.shape[0] // BLOCK) * BLOCK
-        pw, pb = np.zeros((units, width), np.float32), np.zeros(units, np.float32)
-        pw[:w.shape[0], :w.shape[1]], pb[:len(b)] = w, b
-        out.append((pw, pb))
-        width = units
-    return out
 
 
 _CONTACT_FEATURES = np.r_[CONTACT_POINT_UNITS:CONTACT_SIDE, CONTACT_SIDE + CONTACT_POINT_UNITS:2 * CONTACT_SIDE]

@@ -20,7 +20,7 @@ from numba import njit
 
 from bgzero.errors import ConfigError
 from bgzero.value.encode import TESAURO_SIDE
-from bgzero.value.frozen import layer_weights, padded
+from bgzero.value.frozen import layer_weights
 
 if TYPE_CHECKING:
     from bgzero.value.net import NetConfig
@@ -44,7 +44,7 @@ class PruningNet:
             raise ConfigError(f"a pruning net is {PRUNE_INPUTS}-H-5 with ReLU; got {config.num_inputs} inputs, "
                               f"hidden {config.hidden}, {config.activation}")
         self.config = config
-        (w1, b1), (w2, self._b2) = padded(layer_weights(config, weights))
+        (w1, b1), (w2, self._b2) = layer_weights(config, weights)
         self._b1 = b1 + w1[:, 2 * TESAURO_SIDE]  # the side-on-roll unit is always 1
         self._table = _first_layer_table(w1.T)
         self._w2 = np.ascontiguousarray(w2.T)  # (H, 5)
