@@ -61,7 +61,7 @@ def main() -> None:
         sys.exit(f"search_finetune: {exc}")
     print(f"{len(boards):,} labelled candidates of {len(np.unique(turns)):,} turns")
     state = load_checkpoint(args.checkpoint)
-    evaluator = load_evaluator(args.checkpoint)
+    evaluator = load_evaluator(args.checkpoint, frozen=False)  # its net is trained further
     if args.widen:
         evaluator.net = widened(evaluator.net, args.widen, args.seed)
     start = time.time()

@@ -12,8 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bgzero.engine.board import START, swap_sides
+from bgzero.engine.game import random_positions
 from bgzero.errors import ConfigError, InvalidPositionError
-from bgzero.value.encode import ENCODERS, encode, feature_names, get_encoder
+from bgzero.value.encode import CONTACT_FEATURES, ENCODERS, contact_features_kernel, encode, feature_names, get_encoder
 
 ROLLS = [(a, b) for a in range(1, 7) for b in range(1, 7)]  # the 36 ordered rolls
 
@@ -66,6 +67,15 @@ def test_fn_writes_every_element(name):
     out = np.full((20, ENCODERS[name].num_inputs), np.nan, np.float32)
     ENCODERS[name].fn(boards, out)
     assert np.isfinite(out).all()
+
+
+def test_contact_features_kernel_gives_the_contact_inputs_beyond_the_point_units():
+    boards, _ = random_positions(500, seed=3)
+    features = np.empty((len(boards), 2 * len(CONTACT_FEATURES)), np.float32)
+    contact_features_kernel(boards, features)
+    names = feature_names("contact")
+    columns = [names.index(f"{side}.{name}") for side in ("me", "opp") for name in CONTACT_FEATURES]
+    np.testing.assert_array_equal(features, encode(boards, "contact")[:, columns])
 
 
 def test_unknown_name_lists_valid_ones():

@@ -52,7 +52,7 @@ def test_turn_centring_removes_each_turns_mean():
 
 
 def test_fine_tuning_makes_the_nets_comparisons_follow_the_targets(tiny_checkpoint):
-    evaluator = load_evaluator(tiny_checkpoint)
+    evaluator = load_evaluator(tiny_checkpoint, frozen=False)  # a net to train
     boards, turns = candidate_turns(evaluator, 400, seed=2, top=4, games=32)
     pips = (boards * np.arange(1, 26)).sum(axis=2)
     targets = np.full((len(boards), 5), 0.05, np.float32)  # a learnable rule the net does not know:
@@ -76,7 +76,7 @@ def test_the_anchor_keeps_the_absolute_values(tiny_checkpoint):
     targets = np.full((len(boards), 5), 0.3, np.float32)
 
     def drift(anchor):
-        evaluator = load_evaluator(tiny_checkpoint)
+        evaluator = load_evaluator(tiny_checkpoint, frozen=False)
         start = evaluator.probs(boards)
         targets_shifted = targets.copy()
         targets_shifted[::2, 0] = 0.9  # pull every other candidate up, so that the net has to move
@@ -88,10 +88,12 @@ def test_the_anchor_keeps_the_absolute_values(tiny_checkpoint):
 
 
 def test_bad_settings_are_named(tiny_checkpoint):
-    evaluator = load_evaluator(tiny_checkpoint)
+    evaluator = load_evaluator(tiny_checkpoint, frozen=False)
     one = np.zeros((1, 2, 25), np.int8)
     with pytest.raises(ConfigError, match="epochs"):
         rank_fine_tune(evaluator.net, evaluator.encoder, one, np.zeros(1), np.zeros((1, 5)), epochs=0)
+    with pytest.raises(ConfigError, match="frozen=False"):  # a loaded checkpoint's frozen net cannot be trained
+        rank_fine_tune(load_evaluator(tiny_checkpoint).net, evaluator.encoder, one, np.zeros(1), np.zeros((1, 5)))
     with pytest.raises(ValueError, match="sorted by turn"):
         rank_fine_tune(evaluator.net, evaluator.encoder, np.zeros((2, 2, 25), np.int8), np.array([1, 0]),
                        np.zeros((2, 5)))

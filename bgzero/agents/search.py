@@ -68,26 +68,40 @@ PRUNE_KEEP = 5
 
 
 def best_replies(evaluator, moves, keep: int = PRUNE_KEEP) -> np.ndarray:
-    """Global index of the side on roll's 0-ply choice in each segment of ``moves``.
+    """Global index of the side on roll's 0-ply choice in each segment of ``moves`` (:func:`choose_replies`)."""
+    return choose_replies(evaluator, moves, keep)[0]
 
-    With a pruning net, contact candidates are ranked by it and only each segment's top
-    ``keep`` go to the contact net (gnubg's pruning); races and bear-offs are cheap and
-    always evaluated exactly as at 0-ply.
+
+def choose_replies(evaluator, moves, keep: int = PRUNE_KEEP, prune: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """Each segment's 0-ply choice (global index) and its (K, 5) probabilities (opponent on roll).
+
+    With a pruning net (and ``prune``), contact candidates are ranked by it and only each
+    segment's top ``keep`` go to the contact net (gnubg's pruning); races and bear-offs are
+    cheap and always evaluated exactly as at 0-ply. The probabilities come back because
+    variance reduction needs them and they were computed on the way.
     """
-    results = moves.results
-    if evaluator.pruner is None:
-        return segment_argmax(-equity(evaluator.probs(results)), moves.offsets)
-    contact = evaluator.route(results) == CONTACT
+    results, offsets = moves.results, moves.offsets
+    if not prune or evaluator.pruner is None:
+        probs = evaluator.probs(results)
+        best = segment_argmax(-equity(probs), offsets)
+        return best, probs[best]
+    cls = evaluator.route(results)
+    contact = cls == CONTACT
     score = np.empty(len(results), np.float32)
-    if (~contact).any():
-        score[~contact] = -equity(evaluator.probs(results[~contact]))
-    if contact.any():
-        score[contact] = -evaluator.pruner.equities(results[contact])
-    rescore = contact & segment_top_k(score, moves.offsets, keep)
-    final = np.where(contact, -np.inf, score).astype(np.float32)
-    if rescore.any():
-        final[rescore] = -equity(evaluator.contact_probs(results[rescore]))
-    return segment_argmax(final, moves.offsets)
+    probs = np.empty((len(results), 5), np.float32)  # filled where a candidate is scored exactly
+    other = np.flatnonzero(~contact)
+    if other.size:
+        probs[other] = evaluator.probs(results[other], cls[other])
+        score[other] = -equity(probs[other])
+    if other.size < len(results):
+        inside = np.flatnonzero(contact) if other.size else slice(None)  # all contact, the usual case: no copies
+        score[inside] = -evaluator.pruner.equities(results[inside])
+        rescore = np.flatnonzero(contact & segment_top_k(score, offsets, keep))
+        score[inside] = -np.inf
+        probs[rescore] = evaluator.contact_probs(results[rescore])
+        score[rescore] = -equity(probs[rescore])
+    best = segment_argmax(score, offsets)
+    return best, probs[best]
 
 
 def analyse_moves(evaluator, moves, ply: int, filters=DEFAULT_FILTERS) -> tuple[np.ndarray, np.ndarray]:

@@ -34,16 +34,29 @@ def segment_random(offsets: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 @njit(cache=True)
 def segment_top_k(scores, offsets, k):
-    """Mask of the ``k`` highest scores in each segment (all of a segment of ``k`` or fewer)."""
+    """Mask of the ``k`` highest scores in each segment (all of a segment of ``k`` or fewer;
+    the first on ties). An insertion into a list of ``k``: segments are some twenty long."""
     keep = np.zeros(scores.shape[0], dtype=np.bool_)
+    if k < 1:
+        return keep
+    top = np.empty(k, dtype=np.int64)
     for b in range(offsets.shape[0] - 1):
         lo, hi = offsets[b], offsets[b + 1]
         if hi - lo <= k:
             keep[lo:hi] = True
-        else:
-            order = np.argsort(-scores[lo:hi], kind="mergesort")  # stable: first on ties
-            for j in range(k):
-                keep[lo + order[j]] = True
+            continue
+        n = 0
+        for i in range(lo, hi):
+            if n == k and not scores[i] > scores[top[k - 1]]:
+                continue
+            j = min(n, k - 1)
+            while j > 0 and scores[i] > scores[top[j - 1]]:  # strictly: an earlier equal score stays ahead
+                top[j] = top[j - 1]
+                j -= 1
+            top[j] = i
+            n = min(n + 1, k)
+        for j in range(k):
+            keep[top[j]] = True
     return keep
 
 

@@ -153,6 +153,8 @@ def rank_fine_tune(net: ValueNet, encoder, boards: np.ndarray, turns: np.ndarray
     toward the net's own starting outputs. ``boards`` sorted by ``turns``; turns with a
     single candidate carry no comparison and are dropped. Returns the mean centred error
     per epoch (in equity², before the anchor term)."""
+    if not isinstance(net, torch.nn.Module):
+        raise ConfigError("fine-tuning trains a torch net; load the evaluator with load_evaluator(path, frozen=False)")
     if epochs < 1 or turns_per_batch < 1 or not lr > 0 or anchor < 0:
         raise ConfigError(f"fine-tuning needs epochs, turns_per_batch, lr > 0 and anchor >= 0 "
                           f"(got {epochs}, {turns_per_batch}, {lr}, {anchor})")

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import multiprocessing as mp
+import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -76,9 +77,12 @@ def run_batch(player: RolloutPlayer, job: Job, index: int, lo: int, hi: int) -> 
 
 @contextmanager
 def _one_torch_thread():
-    """Batches always run on one torch thread: results then match across processes bit for bit."""
-    import torch
-
+    """Batches always run on one torch thread: results then match across processes bit for bit.
+    Only torch nets need it (a checkpoint's frozen nets do not), so torch is not imported for it."""
+    torch = sys.modules.get("torch")
+    if torch is None:
+        yield
+        return
     before = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
@@ -90,12 +94,17 @@ def _one_torch_thread():
 _WORKER: RolloutPlayer | None = None
 
 
+def _built_on_one_thread(spec: PlayerSpec) -> RolloutPlayer:
+    """A worker's player, and one torch thread if building it imported torch (as :func:`_one_torch_thread`)."""
+    player = spec.build()
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(1)
+    return player
+
+
 def _init_worker(spec: PlayerSpec) -> None:
     global _WORKER
-    import torch
-
-    torch.set_num_threads(1)
-    _WORKER = spec.build()
+    _WORKER = _built_on_one_thread(spec)
 
 
 def _work(args) -> ChunkOutcome:
@@ -126,10 +135,7 @@ def _ray(player: PlayerSpec, job: Job, plan: list[tuple[int, int]], processes: i
     @ray.remote(num_cpus=1)
     class RolloutActor:
         def __init__(self, spec):
-            import torch
-
-            torch.set_num_threads(1)
-            self.player = spec.build()
+            self.player = _built_on_one_thread(spec)
 
         def run(self, job, index, lo, hi):
             return run_batch(self.player, job, index, lo, hi)

@@ -11,7 +11,7 @@ the closer it is to the player, the more variance it removes.
 A checkpoint at 0 ply plays exactly the judge's choice, so a rollout with variance
 reduction reuses the move it already found for the roll thrown; with a pruning net in the
 checkpoint that choice is pruned as gnubg's 0-ply is (the pruning net ranks, the contact
-net scores the best few: :func:`bgzero.agents.search.best_replies`).
+net scores the best few: :func:`bgzero.agents.search.choose_replies`).
 """
 
 from __future__ import annotations
@@ -21,12 +21,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from bgzero.agents.base import Agent
-from bgzero.agents.search import PRUNE_KEEP
+from bgzero.agents.search import PRUNE_KEEP, choose_replies
 from bgzero.agents.specs import make_agent, parse_spec
 from bgzero.engine.board import to_gnubg
-from bgzero.engine.classify import CONTACT
 from bgzero.engine.movegen import MoveBatch
-from bgzero.engine.segments import segment_argmax, segment_top_k
+from bgzero.engine.segments import segment_argmax
 from bgzero.errors import ConfigError
 from bgzero.value.evaluator import Evaluator
 from bgzero.value.probs import equity
@@ -44,32 +43,8 @@ class NetJudge:
         return self.evaluator.probs(boards)
 
     def best(self, moves: MoveBatch) -> tuple[np.ndarray, np.ndarray]:
-        """Each segment's 0-ply choice (global index) and its probabilities (opponent on roll).
-
-        As :func:`bgzero.agents.search.best_replies`, but the chosen results' probabilities come
-        back too: variance reduction needs them and they were computed on the way.
-        """
-        ev, results = self.evaluator, moves.results
-        if not self.prune:
-            probs = ev.probs(results)
-            best = segment_argmax(-equity(probs), moves.offsets)
-            return best, probs[best]
-        contact = ev.route(results) == CONTACT
-        probs = np.zeros((len(results), 5), np.float32)
-        score = np.full(len(results), -np.inf, np.float32)
-        if (~contact).any():
-            probs[~contact] = ev.probs(results[~contact])
-            score[~contact] = -equity(probs[~contact])
-        if contact.any():
-            rank = np.full(len(results), -np.inf, np.float32)
-            rank[contact] = -ev.pruner.equities(results[contact])
-            rank[~contact] = score[~contact]
-            rescore = contact & segment_top_k(rank, moves.offsets, PRUNE_KEEP)
-            if rescore.any():
-                probs[rescore] = ev.contact_probs(results[rescore])
-                score[rescore] = -equity(probs[rescore])
-        best = segment_argmax(score, moves.offsets)
-        return best, probs[best]
+        """Each segment's 0-ply choice (global index) and its probabilities (opponent on roll)."""
+        return choose_replies(self.evaluator, moves, PRUNE_KEEP, self.prune)
 
 
 class GnubgJudge:

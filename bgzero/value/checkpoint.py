@@ -24,10 +24,12 @@ import torch
 
 from bgzero import paths
 from bgzero.atomic import atomic_write
-from bgzero.errors import CheckpointError, shown
+from bgzero.errors import CheckpointError, ConfigError, shown
 from bgzero.value.encode import ENCODERS
 from bgzero.value.evaluator import Evaluator
+from bgzero.value.frozen import FrozenNet
 from bgzero.value.net import NetConfig, ValueNet
+from bgzero.value.pruning import PruningNet
 
 FORMAT = "bgzero-checkpoint-v1"
 _REQUIRED = ("format", "model", "net_config", "encoder", "games")
@@ -95,14 +97,32 @@ def load_net(path: str | Path) -> tuple[ValueNet, str]:
     return _build_net(path, state, ""), state["encoder"]
 
 
-def load_evaluator(path: str | Path) -> Evaluator:
-    """An :class:`~bgzero.value.evaluator.Evaluator` with every network a checkpoint holds."""
+def load_evaluator(path: str | Path, frozen: bool = True) -> Evaluator:
+    """An :class:`~bgzero.value.evaluator.Evaluator` with every network a checkpoint holds.
+
+    ``frozen``: the nets as :class:`~bgzero.value.frozen.FrozenNet` s (fast, fixed weights);
+    ``False`` gives torch nets, for a caller that trains ``evaluator.net`` further.
+    """
     state = load_checkpoint(path)
-    race = _build_net(path, state, "race_") if "race_model" in state else None
-    prune = _build_net(path, state, "prune_") if "prune_model" in state else None
-    return Evaluator(_build_net(path, state, ""), state["encoder"], race_net=race,
-                     race_encoder=state.get("race_encoder", "race"), exact_bearoff=state.get("exact_bearoff", True),
-                     prune_net=prune)
+    encoders = {"": state["encoder"], "race_": state.get("race_encoder", "race")}
+    def build(prefix):
+        if not frozen:
+            return _build_net(path, state, prefix)
+        return _from_numpy(path, state, prefix, lambda cfg, w: FrozenNet(cfg, w, encoders[prefix]))
+
+    race = build("race_") if "race_model" in state else None
+    prune = _from_numpy(path, state, "prune_", PruningNet) if "prune_model" in state else None
+    return Evaluator(build(""), encoders[""], race_net=race, race_encoder=encoders["race_"],
+                     exact_bearoff=state.get("exact_bearoff", True), pruner=prune)
+
+
+def _from_numpy(path, state: dict, prefix: str, make):
+    """``make(config, weights)`` with a net's config and its weights as numpy arrays."""
+    weights = {name: np.asarray(w) for name, w in state[f"{prefix}model"].items()}
+    try:
+        return make(NetConfig(**state[f"{prefix}net_config"]), weights)
+    except ConfigError as e:
+        raise CheckpointError(f"checkpoint {path}: {prefix}model: {e}") from None
 
 
 # --------------------------------------------------------------------------- fields

@@ -83,6 +83,8 @@ CONTACT_FEATURES = (
     "home_checkers", "home_blots",
 )
 TESAURO_SIDE, CONTACT_SIDE, RACE_SIDE = 98, 100 + len(CONTACT_FEATURES), 108
+CONTACT_POINT_UNITS = 100
+"""Each side's contact block starts with four units for each of its 24 points and the bar."""
 
 
 # --- bit helpers: bit p of a mask stands for point p --------------------------------------
@@ -98,13 +100,15 @@ def _popcount(x):
     return n
 
 
+_DE_BRUIJN = np.array([0, 1, 28, 2, 29, 14, 24, 3, 30, 22, 20, 15, 25, 17, 4, 8, 31, 27, 13, 23, 21, 19, 16, 7,
+                       26, 12, 18, 6, 11, 5, 10, 9], np.int64)
+
+
 @njit(cache=True)
 def _lowest_bit(x):
-    """Index of the lowest set bit of a non-zero ``x``."""
-    i = 0
-    while not (x >> i) & 1:
-        i += 1
-    return i
+    """Index of the lowest set bit of a non-zero ``x`` below bit 32, by de Bruijn's multiplication
+    (the shots feature asks for it on every hitting roll)."""
+    return _DE_BRUIJN[(((x & -x) * 0x077CB531) & 0xFFFFFFFF) >> 27]
 
 
 @njit(cache=True)
@@ -384,39 +388,46 @@ def _off_units(n, out, k):
 @njit(cache=True)
 def _contact_side(me, opp, my_masks, opp_masks, out):
     """One side's 125 contact inputs (layout in the module docstring)."""
-    made, blots, made_rev, _ = my_masks
-    _, _, opp_made_rev, opp_occ_rev = opp_masks
     for i in range(24):
         _split(me[i], out, 4 * i)
     _thermometer(me[24], out, 96)
+    _contact_features(me, opp, my_masks, opp_masks, out[CONTACT_POINT_UNITS:])
+
+
+@njit(cache=True)
+def _contact_features(me, opp, my_masks, opp_masks, out):
+    """One side's 25 contact features (inputs 100-124, here from ``out[0]``): everything but the
+    point units, each of which depends on one point's count alone."""
+    made, blots, made_rev, _ = my_masks
+    _, _, opp_made_rev, opp_occ_rev = opp_masks
     my_pips = pips(me)
     home = _popcount(made & 0x7E)
     hits, loss = shots(blots, made, opp_occ_rev, opp[24])
     cpips, cmen = contact_pips(me, back_point(opp))
     back = back_point(me)
-    out[100] = my_pips / 167.0
-    _off_units(off(me), out, 101)
-    out[104] = me[24] / 4.0
-    out[105] = home / 6.0
-    out[106] = _popcount(made) / 7.0
-    out[107] = longest_prime(made) / 6.0
-    out[108] = escapes(back, opp_made_rev) / 36.0
-    out[109] = containment(made_rev)
-    out[110] = (back - 1) / 24.0 if back else 0.0
-    out[111] = back_anchor(me) / 24.0
-    out[112] = forward_anchor(made)
-    out[113] = _popcount(made & 0x1F80000) / 3.0
-    out[114] = _popcount(blots) / 8.0
-    out[115] = hits / 36.0
-    out[116] = loss / (36.0 * 24.0)
-    out[117] = 1.0 - (home / 6.0) ** 2
-    out[118] = ((6 - home) / 6.0) ** 2
-    out[119] = cpips / 152.0
-    out[120] = cmen / 15.0
-    out[121] = (pips(opp) - my_pips) / 100.0
-    out[122] = timing(me) / 100.0
-    out[123] = (me[0] + me[1] + me[2] + me[3] + me[4] + me[5]) / 15.0
-    out[124] = _popcount(blots & 0x7E) / 6.0
+    out[0] = my_pips / 167.0
+    _off_units(off(me), out, 1)
+    out[4] = me[24] / 4.0
+    out[5] = home / 6.0
+    out[6] = _popcount(made) / 7.0
+    out[7] = longest_prime(made) / 6.0
+    out[8] = escapes(back, opp_made_rev) / 36.0
+    out[9] = containment(made_rev)
+    out[10] = (back - 1) / 24.0 if back else 0.0
+    out[11] = back_anchor(me) / 24.0
+    out[12] = forward_anchor(made)
+    out[13] = _popcount(made & 0x1F80000) / 3.0
+    out[14] = _popcount(blots) / 8.0
+    out[15] = hits / 36.0
+    out[16] = loss / (36.0 * 24.0)
+    out[17] = 1.0 - (home / 6.0) ** 2
+    out[18] = ((6 - home) / 6.0) ** 2
+    out[19] = cpips / 152.0
+    out[20] = cmen / 15.0
+    out[21] = (pips(opp) - my_pips) / 100.0
+    out[22] = timing(me) / 100.0
+    out[23] = (me[0] + me[1] + me[2] + me[3] + me[4] + me[5]) / 15.0
+    out[24] = _popcount(blots & 0x7E) / 6.0
 
 
 @njit(cache=True)
@@ -452,6 +463,18 @@ def contact_kernel(boards, out):
         my_masks, opp_masks = _masks(me), _masks(opp)
         _contact_side(me, opp, my_masks, opp_masks, out[b, :CONTACT_SIDE])
         _contact_side(opp, me, opp_masks, my_masks, out[b, CONTACT_SIDE:])
+
+
+@njit(cache=True)
+def contact_features_kernel(boards, out):
+    """Fill ``out`` (B, 50) with the contact inputs other than the point units: each side's 25
+    features, the side on roll's first (for a net that adds the point units from a table)."""
+    features = len(CONTACT_FEATURES)
+    for b in range(boards.shape[0]):
+        me, opp = boards[b, 0], boards[b, 1]
+        my_masks, opp_masks = _masks(me), _masks(opp)
+        _contact_features(me, opp, my_masks, opp_masks, out[b, :features])
+        _contact_features(opp, me, opp_masks, my_masks, out[b, features:])
 
 
 @njit(cache=True)

@@ -9,34 +9,41 @@
 An evaluator may also carry a pruning net (``pruner``, :mod:`bgzero.value.pruning`): a small net
 distilled from the contact net that search uses to rank replies cheaply before it
 evaluates the best few with the contact net.
+
+The nets are torch :class:`~bgzero.value.net.ValueNet` s, which training updates in place, or
+:class:`~bgzero.value.frozen.FrozenNet` s, a loaded checkpoint's fixed weights evaluated
+without torch (several times faster at these batch sizes).
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import torch
 
 from bgzero.engine.bearoff.probs import bearoff_probs
 from bgzero.engine.classify import BEAROFF, CONTACT, OVER, RACE, classify
 from bgzero.engine.game import game_results
 from bgzero.value.encode import get_encoder
-from bgzero.value.net import ValueNet
+from bgzero.value.frozen import FrozenNet
 from bgzero.value.probs import result_probs
 from bgzero.value.pruning import PruningNet
+
+if TYPE_CHECKING:
+    from bgzero.value.net import ValueNet
 
 
 class Evaluator:
     """Five probabilities for the side on roll of each board, before it rolls."""
 
-    def __init__(self, net: ValueNet, encoder: str, race_net: ValueNet | None = None,
-                 race_encoder: str = "race", exact_bearoff: bool = True,
-                 prune_net: ValueNet | None = None):
-        self.net = net.eval()
+    def __init__(self, net: ValueNet | FrozenNet, encoder: str, race_net: ValueNet | FrozenNet | None = None,
+                 race_encoder: str = "race", exact_bearoff: bool = True, pruner: PruningNet | None = None):
+        self.net = _inference(net)
         self.encoder = _checked_encoder(net, encoder)
-        self.race_net = race_net.eval() if race_net is not None else None
+        self.race_net = _inference(race_net) if race_net is not None else None
         self.race_encoder = _checked_encoder(race_net, race_encoder) if race_net is not None else None
         self.exact_bearoff = exact_bearoff
-        self.pruner = PruningNet(prune_net) if prune_net is not None else None
+        self.pruner = pruner
 
     def route(self, boards: np.ndarray) -> np.ndarray:
         """Which evaluator answers for each board (a class from :func:`classify`)."""
@@ -47,12 +54,11 @@ class Evaluator:
             cls[cls == RACE] = CONTACT
         return cls
 
-    @torch.inference_mode()
-    def probs(self, boards: np.ndarray) -> np.ndarray:
-        """(N, 5) float32 probabilities for (N, 2, 25) boards."""
-        cls = self.route(boards)
+    def probs(self, boards: np.ndarray, classes: np.ndarray | None = None) -> np.ndarray:
+        """(N, 5) float32 probabilities for (N, 2, 25) boards; ``classes``: their :meth:`route`, if known."""
+        cls = self.route(boards) if classes is None else classes
         if (cls == CONTACT).all():
-            return self.net(torch.from_numpy(self.encoder(boards))).numpy()
+            return self.contact_probs(boards)
         out = np.empty((len(boards), 5), np.float32)
         for which, fill in ((CONTACT, self.contact_probs), (RACE, self._race), (BEAROFF, bearoff_probs),
                             (OVER, lambda b: result_probs(game_results(b)))):
@@ -61,16 +67,30 @@ class Evaluator:
                 out[mask] = fill(boards[mask])
         return out
 
-    @torch.inference_mode()
     def contact_probs(self, boards: np.ndarray) -> np.ndarray:
         """The contact network's (N, 5) answer, whatever the boards' class."""
-        return self.net(torch.from_numpy(self.encoder(boards))).numpy()
+        return _answer(self.net, self.encoder, boards)
 
     def _race(self, boards: np.ndarray) -> np.ndarray:
-        return self.race_net(torch.from_numpy(self.race_encoder(boards))).numpy()
+        return _answer(self.race_net, self.race_encoder, boards)
 
 
-def _checked_encoder(net: ValueNet, name: str):
+def _inference(net):
+    """A frozen net as it is; a torch net in evaluation mode (the evaluator's nets are never in training mode)."""
+    return net if isinstance(net, FrozenNet) else net.eval()
+
+
+def _answer(net, encoder, boards: np.ndarray) -> np.ndarray:
+    """A net's (N, 5) probabilities: a frozen net encodes for itself; a torch net is fed the encoder's inputs."""
+    if isinstance(net, FrozenNet):
+        return net.probs(boards)
+    import torch  # only torch nets need it, and whoever built one has imported it
+
+    with torch.inference_mode():
+        return net(torch.from_numpy(encoder(boards))).numpy()
+
+
+def _checked_encoder(net, name: str):
     encoder = get_encoder(name)
     if encoder.num_inputs != net.config.num_inputs:
         raise ValueError(f"encoder {name!r} gives {encoder.num_inputs} inputs, the net expects {net.config.num_inputs}")

@@ -7,42 +7,71 @@ candidates with small "pruning" nets on plain board inputs and gives only the be
 its full net; bgzero does the same (:func:`bgzero.agents.search.best_replies`). A pruning net is
 a ``198-H-5`` ReLU :class:`~bgzero.value.net.ValueNet` on Tesauro's inputs, distilled from the
 contact net (:mod:`bgzero.learn.distill`). It runs here as one numba kernel straight from the
-boards: Tesauro's inputs are mostly zeros, so the first layer adds up only the weight rows
-of the units an occupied point sets (the layout of :func:`bgzero.value.encode.tesauro198_kernel`),
-and no input matrix is ever built.
+boards: each of Tesauro's inputs depends on one point's count, so the first layer is one
+precomputed row per occupied point, and no input matrix is ever built.
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numba import njit
 
 from bgzero.errors import ConfigError
 from bgzero.value.encode import TESAURO_SIDE
-from bgzero.value.net import ValueNet
+from bgzero.value.frozen import layer_weights
+
+if TYPE_CHECKING:
+    from bgzero.value.net import NetConfig
 
 PRUNE_ENCODER = "tesauro198"
 PRUNE_INPUTS = 2 * TESAURO_SIDE + 2
+_OFF = 25  # the table's cell for the checkers borne off
 
 
 class PruningNet:
-    """Equities (side on roll) from a one-hidden-layer ReLU net on Tesauro's 198 inputs."""
+    """Equities (side on roll) from a one-hidden-layer ReLU net on Tesauro's 198 inputs.
 
-    def __init__(self, net: ValueNet):
-        cfg = net.config
-        if cfg.num_inputs != PRUNE_INPUTS or len(cfg.hidden) != 1 or cfg.activation != "relu":
-            raise ConfigError(f"a pruning net is {PRUNE_INPUTS}-H-5 with ReLU; got {cfg.num_inputs} inputs, "
-                              f"hidden {cfg.hidden}, {cfg.activation}")
-        self.net = net.eval()
-        first, head = net.body[0], net.head
-        self._w1 = np.ascontiguousarray(first.weight.detach().numpy().T, np.float32)  # (198, H)
-        self._b1 = first.bias.detach().numpy().astype(np.float32)
-        self._w2 = np.ascontiguousarray(head.weight.detach().numpy().T, np.float32)  # (H, 5)
-        self._b2 = head.bias.detach().numpy().astype(np.float32)
+    Built from the net's state dict as numpy arrays: a snapshot, which later training of a
+    torch net does not reach. The first layer is tabulated per side, point (the bar and the
+    checkers off count as points) and count: a position's hidden layer is the bias plus one
+    table row per occupied point.
+    """
+
+    def __init__(self, config: NetConfig, weights: dict[str, np.ndarray]):
+        if config.num_inputs != PRUNE_INPUTS or len(config.hidden) != 1 or config.activation != "relu":
+            raise ConfigError(f"a pruning net is {PRUNE_INPUTS}-H-5 with ReLU; got {config.num_inputs} inputs, "
+                              f"hidden {config.hidden}, {config.activation}")
+        self.config = config
+        (w1, b1), (w2, self._b2) = layer_weights(config, weights)
+        self._b1 = b1 + w1[:, 2 * TESAURO_SIDE]  # the side-on-roll unit is always 1
+        self._table = _first_layer_table(w1.T)
+        self._w2 = np.ascontiguousarray(w2.T)  # (H, 5)
+
+    @classmethod
+    def of(cls, net) -> PruningNet:
+        """A pruning net from a torch :class:`~bgzero.value.net.ValueNet`, as its weights are now."""
+        return cls(net.config, {k: v.detach().cpu().numpy() for k, v in net.state_dict().items()})
 
     def equities(self, boards: np.ndarray) -> np.ndarray:
         """(N,) float32 cubeless equities the net gives ``boards`` (N, 2, 25)."""
-        return _equities(np.ascontiguousarray(boards, np.int8), self._w1, self._b1, self._w2, self._b2)
+        return _equities(np.ascontiguousarray(boards, np.int8), self._table, self._b1, self._w2, self._b2)
+
+
+def _first_layer_table(w1: np.ndarray) -> np.ndarray:
+    """(2, 26, 16, H): the first layer's sum for side, cell (points, bar 24, off 25) and count
+    (the layout of :func:`bgzero.value.encode.tesauro198_kernel`)."""
+    n = np.arange(16, dtype=np.float32)[:, None]
+    units = np.hstack([n >= 1, n >= 2, n >= 3, np.where(n > 3, (n - 3) / 2, 0)]).astype(np.float32)  # (16, 4)
+    table = np.zeros((2, 26, 16, w1.shape[1]), np.float32)
+    for side in range(2):
+        base = side * TESAURO_SIDE
+        for p in range(24):
+            table[side, p] = units @ w1[base + 4 * p:base + 4 * p + 4]
+        table[side, 24] = (n / 2) * w1[base + 96]
+        table[side, _OFF] = (n / 15) * w1[base + 97]
+    return table
 
 
 @njit(cache=True, inline="always")
@@ -50,48 +79,51 @@ def _sigmoid(v):
     return 1.0 / (1.0 + np.exp(-v))
 
 
-@njit(cache=True)
-def _equities(boards, w1, b1, w2, b2):
-    hidden = b1.shape[0]
+@njit(cache=True, fastmath=True)
+def _equities(boards, table, b1, w2, b2):
     out = np.empty(boards.shape[0], np.float32)
-    h = np.empty(hidden, np.float32)
+    h = np.empty(b1.shape[0], np.float32)
     for k in range(boards.shape[0]):
-        h[:] = b1
-        _add(h, w1[2 * TESAURO_SIDE], 1.0)  # the side-on-roll unit (its partner unit is 0)
-        for side in range(2):
-            row = boards[k, side]
-            base = side * TESAURO_SIDE
-            for p in range(24):  # Tesauro's units per point: n>=1, n>=2, n>=3, (n-3)/2
-                n = row[p]
-                if n > 0:
-                    _add(h, w1[base + 4 * p], 1.0)
-                    if n > 1:
-                        _add(h, w1[base + 4 * p + 1], 1.0)
-                        if n > 2:
-                            _add(h, w1[base + 4 * p + 2], 1.0)
-                            if n > 3:
-                                _add(h, w1[base + 4 * p + 3], (n - 3) / 2.0)
-            if row[24] > 0:
-                _add(h, w1[base + 96], row[24] / 2.0)
-            borne_off = 15 - row.sum()
-            if borne_off > 0:
-                _add(h, w1[base + 97], borne_off / 15.0)
-        z0, z1, z2, z3, z4 = b2[0], b2[1], b2[2], b2[3], b2[4]
-        for j in range(hidden):
-            if h[j] > 0.0:
-                z0 += h[j] * w2[j, 0]
-                z1 += h[j] * w2[j, 1]
-                z2 += h[j] * w2[j, 2]
-                z3 += h[j] * w2[j, 3]
-                z4 += h[j] * w2[j, 4]
-        win = _sigmoid(z0)  # the ValueNet head: win and four conditional chances
-        wg = win * _sigmoid(z1)
-        lg = (1.0 - win) * _sigmoid(z3)
-        out[k] = 2.0 * win - 1.0 + wg - lg + wg * _sigmoid(z2) - lg * _sigmoid(z4)
+        _first_layer(boards, k, table, b1, h)
+        out[k] = _equity(h, w2, b2)
     return out
 
 
 @njit(cache=True, inline="always")
-def _add(h, w, v):
+def _first_layer(boards, k, table, b1, h):
+    """Board ``k``'s hidden layer before its ReLU: the bias plus a table row per occupied point."""
     for j in range(h.shape[0]):
-        h[j] += v * w[j]
+        h[j] = b1[j]
+    for side in range(2):
+        off = 15
+        for c in range(25):
+            n = boards[k, side, c]
+            if n > 0:
+                off -= n
+                _add_row(h, table, side, c, n)
+        if off > 0:
+            _add_row(h, table, side, _OFF, off)
+
+
+@njit(cache=True, inline="always")
+def _add_row(h, table, side, cell, n):
+    """``h += table[side, cell, n]``, indexed rather than sliced: a slice costs more than the row."""
+    for j in range(h.shape[0]):
+        h[j] += table[side, cell, n, j]
+
+
+@njit(cache=True, inline="always")
+def _equity(h, w2, b2):
+    """The cubeless equity of the ValueNet head (win and four conditional chances) on ReLU(h)."""
+    z0, z1, z2, z3, z4 = b2[0], b2[1], b2[2], b2[3], b2[4]
+    for j in range(h.shape[0]):
+        v = max(h[j], 0.0)
+        z0 += v * w2[j, 0]
+        z1 += v * w2[j, 1]
+        z2 += v * w2[j, 2]
+        z3 += v * w2[j, 3]
+        z4 += v * w2[j, 4]
+    win = _sigmoid(z0)
+    wg = win * _sigmoid(z1)
+    lg = (1.0 - win) * _sigmoid(z3)
+    return 2.0 * win - 1.0 + wg - lg + wg * _sigmoid(z2) - lg * _sigmoid(z4)

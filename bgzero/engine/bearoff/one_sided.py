@@ -391,20 +391,31 @@ def one_sided_probs(boards: np.ndarray, db: BearoffDatabase | None = None) -> np
 def probs_from_counts(home, me, opp, db):
     """:func:`one_sided_probs` for validated home counts and their indices."""
     db = get_database() if db is None else db
-    full_me = home[..., 0, :].sum(axis=-1) == NUM_CHECKERS
-    full_opp = home[..., 1, :].sum(axis=-1) == NUM_CHECKERS
+    full = home.sum(axis=-1) == NUM_CHECKERS
+    out = np.zeros(np.shape(me) + (5,), np.float32)
+    _probs_kernel(db.off, db.first_off, np.ravel(me), np.ravel(opp), full[..., 0].ravel(), full[..., 1].ravel(),
+                  out.reshape(-1, 5))
+    return out
 
-    def at_least(dist):  # P(X >= n) for n = 0..MAX_ROLLS-1
-        return np.cumsum(dist[..., ::-1], axis=-1)[..., ::-1]
 
-    p_me, p_opp = db.off[me], db.off[opp]
-    out = np.zeros(home.shape[:-2] + (5,), np.float64)
-    out[..., 0] = (p_me * at_least(p_opp)).sum(axis=-1)
-    out[..., 1] = np.where(full_opp, (p_me * at_least(db.first_off[opp])).sum(axis=-1), 0.0)
-    f_me_gt = np.zeros_like(p_me)
-    f_me_gt[..., :-1] = at_least(db.first_off[me])[..., 1:]
-    out[..., 3] = np.where(full_me, (p_opp * f_me_gt).sum(axis=-1), 0.0)
-    return out.astype(np.float32)
+@njit(cache=True)
+def _probs_kernel(off, first_off, me, opp, full_me, full_opp, out):
+    """The three sums of :func:`one_sided_probs`, each tail ``P(X >= n)`` accumulated from the
+    longest game down, so that no tail array is built (a rollout's bear-offs ask for thousands)."""
+    for k in range(me.shape[0]):
+        a, b = me[k], opp[k]
+        win = gammon = lose_gammon = 0.0
+        opp_tail = opp_first_tail = my_first_tail = 0.0  # P(X >= n) of the opponent's rolls, first-off rolls, mine
+        for n in range(off.shape[1] - 1, -1, -1):
+            opp_tail += off[b, n]
+            opp_first_tail += first_off[b, n]
+            win += off[a, n] * opp_tail
+            gammon += off[a, n] * opp_first_tail
+            lose_gammon += off[b, n] * my_first_tail  # mine after m rolls: P(first off > m)
+            my_first_tail += first_off[a, n]
+        out[k, 0] = win
+        out[k, 1] = gammon if full_opp[k] else 0.0
+        out[k, 3] = lose_gammon if full_me[k] else 0.0
 
 
 def random_bearoff_boards(n: int, rng: np.random.Generator) -> np.ndarray:
