@@ -29,11 +29,16 @@ from bgzero.value.pruning import PruningNet
 
 
 @pytest.fixture(scope="module")
-def pruned_evaluator():
-    """A random contact net with an (unrelated) random pruning net: ranking then differs."""
+def prune_net():
     torch.manual_seed(2)
+    return ValueNet(NetConfig(num_inputs=198, hidden=[4]))
+
+
+@pytest.fixture(scope="module")
+def pruned_evaluator(prune_net):
+    """A random contact net with an (unrelated) random pruning net: ranking then differs."""
     return Evaluator(ValueNet(NetConfig(num_inputs=198, hidden=[16])), "tesauro198",
-                     prune_net=ValueNet(NetConfig(num_inputs=198, hidden=[4])))
+                     pruner=PruningNet(prune_net.config, prune_net.weights()))
 
 
 def test_classify_matches_its_definition_on_every_class():
@@ -69,18 +74,18 @@ def test_pruned_replies_are_the_full_choice_when_every_reply_is_kept(pruned_eval
     assert (pruned != full).any()  # an unrelated pruning net does change some choices
 
 
-def test_pruning_kernel_equals_the_network(pruned_evaluator):
+def test_pruning_kernel_equals_the_network(pruned_evaluator, prune_net):
     boards, _ = random_positions(500, seed=8)
     with torch.inference_mode():
-        want = equity(pruned_evaluator.pruner.net(torch.from_numpy(encode(boards, "tesauro198")))).numpy()
+        want = equity(prune_net(torch.from_numpy(encode(boards, "tesauro198")))).numpy()
     np.testing.assert_allclose(pruned_evaluator.pruner.equities(boards), want, atol=1e-5)
 
 
 def test_only_one_hidden_relu_layer_on_tesauro_inputs_can_prune():
     with pytest.raises(ConfigError, match="pruning net"):
-        PruningNet(ValueNet(NetConfig(num_inputs=198, hidden=[8, 8])))
+        PruningNet(NetConfig(num_inputs=198, hidden=[8, 8]), {})
     with pytest.raises(ConfigError, match="pruning net"):
-        PruningNet(ValueNet(NetConfig(num_inputs=250, hidden=[8])))
+        PruningNet(NetConfig(num_inputs=250, hidden=[8]), {})
 
 
 def test_search_in_chunks_equals_one_batch(pruned_evaluator, monkeypatch):

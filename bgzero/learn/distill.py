@@ -105,7 +105,7 @@ def distill(evaluator: Evaluator, positions: int = 300_000, hidden: int = 16, se
     """Train a pruning net for ``evaluator``'s contact net and measure it.
 
     The evaluator is left as it was; attach the result with
-    ``evaluator.pruner = PruningNet(net)`` or store it in the checkpoint (``bgzero-prune``).
+    ``evaluator.pruner = PruningNet(net.config, net.weights())`` or store it in the checkpoint (``bgzero-prune``).
     ``progress``: a bar of the self-play, on stderr.
     """
     if positions < 1000:
@@ -116,7 +116,7 @@ def distill(evaluator: Evaluator, positions: int = 300_000, hidden: int = 16, se
     with torch.inference_mode():
         pred = net(torch.from_numpy(get_encoder(PRUNE_ENCODER)(held_boards))).numpy()
     rmse = float(np.sqrt(np.mean((pred - held_targets) ** 2)))
-    previous, evaluator.pruner = evaluator.pruner, PruningNet(net)
+    previous, evaluator.pruner = evaluator.pruner, PruningNet(net.config, net.weights())
     try:
         rng = np.random.default_rng(seed + 2)
         sample = held_visited[rng.choice(len(held_visited), size=min(holdout, len(held_visited)), replace=False)]

@@ -30,13 +30,13 @@ class Evaluator:
 
     def __init__(self, net: ValueNet, encoder: str, race_net: ValueNet | None = None,
                  race_encoder: str = "race", exact_bearoff: bool = True,
-                 prune_net: ValueNet | None = None):
+                 pruner: PruningNet | None = None):
         self.net = net.eval()
         self.encoder = _checked_encoder(net, encoder)
         self.race_net = race_net.eval() if race_net is not None else None
         self.race_encoder = _checked_encoder(race_net, race_encoder) if race_net is not None else None
         self.exact_bearoff = exact_bearoff
-        self.pruner = PruningNet(prune_net) if prune_net is not None else None
+        self.pruner = pruner
 
     def route(self, boards: np.ndarray) -> np.ndarray:
         """Which evaluator answers for each board (a class from :func:`classify`)."""

@@ -6,7 +6,8 @@ encoded with the contact encoder and scored by the full contact net. gnubg ranks
 candidates with small "pruning" nets on plain board inputs and gives only the best few to
 its full net; bgzero does the same (:func:`bgzero.agents.search.best_replies`). A pruning net is
 a ``198-H-5`` ReLU :class:`~bgzero.value.net.ValueNet` on Tesauro's inputs, distilled from the
-contact net (:mod:`bgzero.learn.distill`). It runs here as one numba kernel straight from the
+contact net (:mod:`bgzero.learn.distill`). It runs here, from the net's numpy weights and
+without torch, as one numba kernel straight from the
 boards: Tesauro's inputs are mostly zeros, so the first layer adds up only the weight rows
 of the units an occupied point sets (the layout of :func:`bgzero.value.encode.tesauro198_kernel`),
 and no input matrix is ever built.
@@ -19,7 +20,7 @@ from numba import njit
 
 from bgzero.errors import ConfigError
 from bgzero.value.encode import TESAURO_SIDE
-from bgzero.value.net import ValueNet
+from bgzero.value.netconfig import NetConfig
 
 PRUNE_ENCODER = "tesauro198"
 PRUNE_INPUTS = 2 * TESAURO_SIDE + 2
@@ -28,17 +29,15 @@ PRUNE_INPUTS = 2 * TESAURO_SIDE + 2
 class PruningNet:
     """Equities (side on roll) from a one-hidden-layer ReLU net on Tesauro's 198 inputs."""
 
-    def __init__(self, net: ValueNet):
-        cfg = net.config
-        if cfg.num_inputs != PRUNE_INPUTS or len(cfg.hidden) != 1 or cfg.activation != "relu":
-            raise ConfigError(f"a pruning net is {PRUNE_INPUTS}-H-5 with ReLU; got {cfg.num_inputs} inputs, "
-                              f"hidden {cfg.hidden}, {cfg.activation}")
-        self.net = net.eval()
-        first, head = net.body[0], net.head
-        self._w1 = np.ascontiguousarray(first.weight.detach().numpy().T, np.float32)  # (198, H)
-        self._b1 = first.bias.detach().numpy().astype(np.float32)
-        self._w2 = np.ascontiguousarray(head.weight.detach().numpy().T, np.float32)  # (H, 5)
-        self._b2 = head.bias.detach().numpy().astype(np.float32)
+    def __init__(self, config: NetConfig, weights: dict[str, np.ndarray]):
+        """``weights``: the net's state dict as numpy arrays (a read checkpoint's, or ``ValueNet.weights()``)."""
+        if config.num_inputs != PRUNE_INPUTS or len(config.hidden) != 1 or config.activation != "relu":
+            raise ConfigError(f"a pruning net is {PRUNE_INPUTS}-H-5 with ReLU; got {config.num_inputs} inputs, "
+                              f"hidden {config.hidden}, {config.activation}")
+        self._w1 = np.ascontiguousarray(np.asarray(weights["body.0.weight"]).T, np.float32)  # (198, H)
+        self._b1 = np.asarray(weights["body.0.bias"], np.float32)
+        self._w2 = np.ascontiguousarray(np.asarray(weights["head.weight"]).T, np.float32)  # (H, 5)
+        self._b2 = np.asarray(weights["head.bias"], np.float32)
 
     def equities(self, boards: np.ndarray) -> np.ndarray:
         """(N,) float32 cubeless equities the net gives ``boards`` (N, 2, 25)."""
