@@ -16,7 +16,6 @@ import math
 import multiprocessing as mp
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -28,6 +27,7 @@ from bgzero.rollout.lockstep import ChunkOutcome, RolloutSettings, check_player,
 from bgzero.rollout.players import RolloutPlayer, make_player
 from bgzero.rollout.result import RolloutResult, standard_error, summarise
 from bgzero.value.probs import equity
+from bgzero.value.threads import set_torch_threads, torch_threads
 
 BACKENDS = ("local", "ray")
 Progress = Callable[[int, int, float], None]
@@ -74,28 +74,13 @@ def run_batch(player: RolloutPlayer, job: Job, index: int, lo: int, hi: int) -> 
                      list(job.states) if job.states else None, list(job.root_players) if job.root_players else None)
 
 
-@contextmanager
-def _one_torch_thread():
-    """Batches always run on one torch thread: results then match across processes bit for bit."""
-    import torch
-
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
-
-
 _WORKER: RolloutPlayer | None = None
 
 
 def _init_worker(spec: PlayerSpec) -> None:
     global _WORKER
-    import torch
-
-    torch.set_num_threads(1)
     _WORKER = spec.build()
+    set_torch_threads(1)  # batches always run on one thread: results then match across processes bit for bit
 
 
 def _work(args) -> ChunkOutcome:
@@ -105,7 +90,7 @@ def _work(args) -> ChunkOutcome:
 
 def _local(player, job: Job, plan: list[tuple[int, int]], processes: int) -> Iterator[ChunkOutcome]:
     if processes == 1:
-        with _one_torch_thread():
+        with torch_threads(1):
             for index, (lo, hi) in enumerate(plan):
                 yield run_batch(player, job, index, lo, hi)
         return
@@ -126,10 +111,8 @@ def _ray(player: PlayerSpec, job: Job, plan: list[tuple[int, int]], processes: i
     @ray.remote(num_cpus=1)
     class RolloutActor:
         def __init__(self, spec):
-            import torch
-
-            torch.set_num_threads(1)
             self.player = spec.build()
+            set_torch_threads(1)
 
         def run(self, job, index, lo, hi):
             return run_batch(self.player, job, index, lo, hi)
