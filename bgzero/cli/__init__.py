@@ -8,8 +8,6 @@ import threading
 from contextlib import contextmanager
 from pathlib import Path
 
-import hydra
-
 from bgzero import paths
 from bgzero.errors import BgzeroError
 
@@ -36,18 +34,65 @@ def config_help(config_name: str, prog: str) -> str:
 
 
 def hydra_main(config_name: str, prog: str | None = None):
-    """``hydra.main`` on ``configs/CONFIG_NAME.yaml``, with :func:`config_help` as ``--help``."""
+    """``hydra.main`` on ``configs/CONFIG_NAME.yaml``, with :func:`config_help` as ``--help``, and
+    :func:`plain_compose` first: where it composes the config, Hydra is not run (nor imported)."""
     def wrap(fn):
-        app = hydra.main(version_base="1.3", config_path=CONFIGS, config_name=config_name)(fn)
-
         @functools.wraps(fn)
         def main(*args, **kwargs):
             if any(arg in ("--help", "-h") for arg in sys.argv[1:]):
                 print(config_help(config_name, prog or f"bgzero-{config_name}"))
                 return None
-            return app(*args, **kwargs)
+            cfg = None if args or kwargs else plain_compose(config_name, sys.argv[1:])
+            if cfg is not None:
+                return fn(cfg)
+            import hydra
+
+            return hydra.main(version_base="1.3", config_path=CONFIGS, config_name=config_name)(fn)(*args, **kwargs)
         return main
     return wrap
+
+
+_PLAIN = {"defaults": [{"override hydra/job_logging": "none"}, {"override hydra/hydra_logging": "none"}, "_self_"],
+          "hydra": {"output_subdir": None, "run": {"dir": "."}, "job": {"chdir": False}}}
+
+
+def plain_compose(config_name: str, overrides: list[str]):
+    """The config Hydra would compose, without a Hydra run, or None where a run is needed.
+
+    A run costs most of a second before the command starts. A config whose Hydra settings
+    are ``_PLAIN`` (no config groups, no logging, no output folder, no change of directory)
+    gets nothing from it but the composition: the file with ``key=value`` overrides (parsed
+    by Hydra's own grammar) merged in, in struct mode. Anything else (a flag, a sweep, a
+    ``+``/``~``/``hydra.`` override, one that does not fit the config) gives None: Hydra
+    itself then runs, with its own messages.
+    """
+    from omegaconf import OmegaConf
+    from omegaconf.errors import OmegaConfBaseException
+
+    cfg = OmegaConf.load(Path(CONFIGS) / f"{config_name}.yaml")
+    if ({k: OmegaConf.to_container(cfg[k]) for k in _PLAIN if k in cfg} != _PLAIN
+            or any(arg.startswith("-") for arg in overrides)):
+        return None
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+    from hydra.core.override_parser.types import OverrideType
+    from hydra.errors import HydraException
+
+    try:
+        parsed = OverridesParser.create().parse_overrides(overrides)
+    except HydraException:
+        return None
+    if any(o.type != OverrideType.CHANGE or o.package is not None or o.is_sweep_override()
+           or o.key_or_group.split(".")[0] in _PLAIN for o in parsed):
+        return None
+    for key in _PLAIN:
+        del cfg[key]
+    OmegaConf.set_struct(cfg, True)
+    try:
+        for o in parsed:
+            OmegaConf.update(cfg, o.key_or_group, o.value(), merge=True)
+    except OmegaConfBaseException:
+        return None
+    return cfg
 
 
 @contextmanager
