@@ -35,7 +35,8 @@ def config_help(config_name: str, prog: str) -> str:
 
 def hydra_main(config_name: str, prog: str | None = None):
     """``hydra.main`` on ``configs/CONFIG_NAME.yaml``, with :func:`config_help` as ``--help``, and
-    :func:`plain_compose` first: where it composes the config, Hydra is not run (nor imported)."""
+    :func:`plain_compose` first: where it composes the config, Hydra is not
+    run, nor imported."""
     def wrap(fn):
         @functools.wraps(fn)
         def main(*args, **kwargs):
@@ -52,45 +53,77 @@ def hydra_main(config_name: str, prog: str | None = None):
     return wrap
 
 
-_PLAIN = {"defaults": [{"override hydra/job_logging": "none"}, {"override hydra/hydra_logging": "none"}, "_self_"],
-          "hydra": {"output_subdir": None, "run": {"dir": "."}, "job": {"chdir": False}}}
+# --------------------------------------------------------------------------- composing without Hydra
+#
+# Importing Hydra and running it costs most of a second before a command starts, more than a
+# hint's own work. A config whose Hydra settings are PLAIN (no config groups, no logging, no
+# output folder, no change of directory) gets nothing from a run but its composition: the
+# file, with key=value overrides merged in, in struct mode. plain_compose composes exactly
+# that, for overrides of a plain form whose value Hydra's grammar types without doubt (a
+# quoted string, or one bare word: null, a bool, an int, a float or a string, by Hydra's own
+# token rules). Anything else (a flag, a list, a sweep, an interpolation, a +/~ override, a
+# mistake) is left to Hydra, which then runs as before and words its own errors;
+# tests/test_startup.py holds the subset to Hydra's parser.
+
+PLAIN = {"defaults": [{"override hydra/job_logging": "none"}, {"override hydra/hydra_logging": "none"}, "_self_"],
+         "hydra": {"output_subdir": None, "run": {"dir": "."}, "job": {"chdir": False}}}
+
+_KEY = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*", re.ASCII)
+_QUOTED = re.compile(r"'([^'\\$]*)'|\"([^\"\\$]*)\"")
+_BARE = re.compile(r"[\w/+.@%*?|:-]+", re.ASCII)
+_UINT = r"(?:0|[1-9](?:_?[0-9])*)"
+_DIGITS = r"[0-9](?:_?[0-9])*"
+_POINT = rf"(?:{_UINT}\.|(?:{_UINT})?\.{_DIGITS})"
+_INT = re.compile(rf"[+-]?{_UINT}")
+_FLOAT = re.compile(rf"[+-]?(?:{_POINT}|(?:{_UINT}|{_POINT})[eE][+-]?{_DIGITS}|[Ii][Nn][Ff]|[Nn][Aa][Nn])")
+_DECLINED = object()
+
+
+def parse_override(text: str):
+    """``(key, value)`` as Hydra parses ``key=value``, or None for a form left to Hydra."""
+    key, equal, value = text.partition("=")
+    if not equal or not _KEY.fullmatch(key) or key.split(".")[0] in PLAIN:
+        return None
+    parsed = _value(value)
+    return None if parsed is _DECLINED else (key, parsed)
+
+
+def _value(text: str):
+    quoted = _QUOTED.fullmatch(text)
+    if quoted:
+        return quoted[1] if quoted[1] is not None else quoted[2]
+    if not _BARE.fullmatch(text):
+        return _DECLINED
+    if text.lower() == "null":
+        return None
+    if text.lower() in ("true", "false"):
+        return text.lower() == "true"
+    if _INT.fullmatch(text):
+        return int(text.replace("_", ""))
+    if _FLOAT.fullmatch(text):
+        return float(text.replace("_", ""))
+    return text
 
 
 def plain_compose(config_name: str, overrides: list[str]):
-    """The config Hydra would compose, without a Hydra run, or None where a run is needed.
-
-    A run costs most of a second before the command starts. A config whose Hydra settings
-    are ``_PLAIN`` (no config groups, no logging, no output folder, no change of directory)
-    gets nothing from it but the composition: the file with ``key=value`` overrides (parsed
-    by Hydra's own grammar) merged in, in struct mode. Anything else (a flag, a sweep, a
-    ``+``/``~``/``hydra.`` override, one that does not fit the config) gives None: Hydra
-    itself then runs, with its own messages.
-    """
+    """The config Hydra would compose for ``configs/CONFIG_NAME.yaml`` and ``overrides``, or None
+    where Hydra must run (a config that is not plain, or an override of another form)."""
     from omegaconf import OmegaConf
     from omegaconf.errors import OmegaConfBaseException
 
+    parsed = [parse_override(o) for o in overrides]
+    if None in parsed:
+        return None
     cfg = OmegaConf.load(Path(CONFIGS) / f"{config_name}.yaml")
-    if ({k: OmegaConf.to_container(cfg[k]) for k in _PLAIN if k in cfg} != _PLAIN
-            or any(arg.startswith("-") for arg in overrides)):
+    if {k: OmegaConf.to_container(cfg[k]) for k in PLAIN if k in cfg} != PLAIN:
         return None
-    from hydra.core.override_parser.overrides_parser import OverridesParser
-    from hydra.core.override_parser.types import OverrideType
-    from hydra.errors import HydraException
-
-    try:
-        parsed = OverridesParser.create().parse_overrides(overrides)
-    except HydraException:
-        return None
-    if any(o.type != OverrideType.CHANGE or o.package is not None or o.is_sweep_override()
-           or o.key_or_group.split(".")[0] in _PLAIN for o in parsed):
-        return None
-    for key in _PLAIN:
+    for key in PLAIN:
         del cfg[key]
     OmegaConf.set_struct(cfg, True)
     try:
-        for o in parsed:
-            OmegaConf.update(cfg, o.key_or_group, o.value(), merge=True)
-    except OmegaConfBaseException:
+        for key, value in parsed:
+            OmegaConf.update(cfg, key, value, merge=True)
+    except OmegaConfBaseException:  # a key the config lacks, a value of the wrong type: Hydra says which
         return None
     return cfg
 
