@@ -35,8 +35,7 @@ def config_help(config_name: str, prog: str) -> str:
 
 def hydra_main(config_name: str, prog: str | None = None):
     """``hydra.main`` on ``configs/CONFIG_NAME.yaml``, with :func:`config_help` as ``--help``, and
-    :func:`plain_compose` first: where it composes the config, Hydra is not
-    run, nor imported."""
+    :func:`plain_compose` first: where it composes the config, Hydra is not run, nor imported."""
     def wrap(fn):
         @functools.wraps(fn)
         def main(*args, **kwargs):
