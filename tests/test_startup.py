@@ -124,3 +124,17 @@ def test_eval_writes_tensorboard_scalars_without_torch(tmp_path):
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
     assert [(e.step, e.value) for e in EventAccumulator(str(tmp_path)).Reload().Scalars("eval/ppg")] == [(10, 0.25)]
+
+
+def test_torch_threads_are_pinned_only_where_torch_is_loaded():
+    done = _no_torch("from bgzero.value.threads import set_torch_threads, torch_threads\n"
+                     "assert set_torch_threads(1) is None\nwith torch_threads(1):\n    pass")
+    assert done.returncode == 0, done.stderr
+    import torch
+
+    from bgzero.value.threads import torch_threads
+
+    before = torch.get_num_threads()
+    with torch_threads(1):
+        assert torch.get_num_threads() == 1
+    assert torch.get_num_threads() == before
