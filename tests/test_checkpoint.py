@@ -135,13 +135,23 @@ def _rewritten(path: Path, out: Path, edit, deflate: str = "") -> Path:
     return out
 
 
+def _repeated(pickled: bytes) -> bytes:
+    """The pickle with head.bias made 10**9 repeats of its first element (size 10**9, stride 0): it
+    fits its storage, and a reader that copied it would allocate 4 GB."""
+    size = pickled.index(b"K\x05\x85")  # head.bias's size (5,): BININT1 5, TUPLE1
+    stride = pickled.index(b"K\x01\x85", size)  # its stride (1,)
+    return (pickled[:size] + b"J\x00\xca\x9a\x3b\x85" + pickled[size + 3:stride] + b"K\x00\x85"
+            + pickled[stride + 3:])
+
+
 @pytest.mark.parametrize("edit,deflate", [
     (lambda name, data: data[:-4] if name.endswith("/data/0") else data, ""),           # a storage cut short
     (lambda name, data: None if name.endswith("/data/1") else data, ""),                # a storage missing
     (lambda name, data: data[: len(data) // 2] if name.endswith("data.pkl") else data, ""),  # the pickle cut short
     (lambda name, data: b"sideways" if name.endswith("byteorder") else data, ""),       # an unknown byte order
     (lambda name, data: data, "/data/0"),                                               # a compressed storage
-], ids=["short-storage", "missing-storage", "short-pickle", "byte-order", "compressed"])
+    (lambda name, data: _repeated(data) if name.endswith("data.pkl") else data, ""),  # 10**9 copies of one
+], ids=["short-storage", "missing-storage", "short-pickle", "byte-order", "compressed", "repeated-elements"])
 def test_a_damaged_archive_is_one_line_error(tmp_path, edit, deflate):
     good = save_checkpoint(tmp_path / "good.pt", _state(ValueNet(NetConfig(hidden=[8]))))
     assert read_checkpoint(_rewritten(good, tmp_path / "same.pt", lambda name, data: data))["games"] == 7

@@ -12,6 +12,7 @@ anything else in the pickle is refused, and nothing in the file runs.
 from __future__ import annotations
 
 import io
+import math
 import pickle
 import zipfile
 from collections import OrderedDict
@@ -41,7 +42,8 @@ def _rebuild_tensor(storage: np.ndarray, offset: int, size: tuple, stride: tuple
     """``torch._utils._rebuild_tensor_v2`` for numpy: the ``size`` view of ``storage`` at ``offset``, copied."""
     if not (all(type(n) is int and n >= 0 for n in (offset, *size, *stride)) and len(size) == len(stride)):
         raise ValueError("a tensor's offset, size or stride is not a count")
-    if 0 not in size and offset + sum((n - 1) * s for n, s in zip(size, stride)) >= len(storage):
+    if 0 not in size and (offset + sum((n - 1) * s for n, s in zip(size, stride)) >= len(storage)
+                          or math.prod(size) > len(storage)):  # a saved weight never repeats its elements
         raise ValueError("a tensor reaches past its storage")
     view = np.lib.stride_tricks.as_strided(storage[offset:], shape=size,
                                            strides=[s * storage.itemsize for s in stride], writeable=False)
