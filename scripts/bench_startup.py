@@ -1,9 +1,10 @@
-"""Start-up cost of the move generator in a fresh process, next to gnubg's.
+"""Start-up cost of the move generator and of a hint in a fresh process, next to gnubg's.
 
 A worker process, a test run or a CLI call pays this once: start Python, import the
 engine, and generate the first moves. numba compiles the kernels once and caches them on
 disk, so every later process only loads them. Each row is the best of ``--repeats`` fresh
-interpreters, timed from launch to exit, with the child's own split:
+interpreters, timed from launch to exit. The first table is the move generator's, with the
+child's own split:
 
 - ``numpy``: importing numpy; ``numba``: importing numba; ``kernels``: importing
   ``bgzero.engine.movegen`` and the first ``generate`` (numba initialises its compiler state and
@@ -15,16 +16,29 @@ the script also runs the child with ``import scipy`` made to fail, which is what
 sees where only bgzero's own dependencies are installed. The peer row is gnubg's C
 generator through ``gnubg_nn`` (import and first ``moves`` call).
 
-    python scripts/bench_startup.py --repeats 5
+The second table is a whole command: ``bgzero-hint position=4HPwATDgc/ABMA dice=31`` with
+the shipped ``strong`` agent (with and without scipy), next to the gnubg program's ``hint``
+on the same position and roll (``gnubg -t -q -r``, commands on stdin), with whether the
+command imported torch. ``--every-command`` adds each playing command's ``--help`` and a
+small real call (a server: until it is ready to serve). Commands run as ``python -m
+bgzero.cli.NAME`` from a temporary directory, so run the script with ``PYTHONPATH`` set to
+the checkout it measures.
+
+    python scripts/bench_startup.py --repeats 5 [--every-command]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import shutil
+import signal
 import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 NO_SCIPY = """
 import importlib.abc, sys
@@ -63,6 +77,96 @@ print(json.dumps({"import+moves": time.perf_counter() - t0, "results": n}))
 """
 
 
+COMMAND = """
+import atexit, json, runpy, sys
+sys.argv = {argv!r}
+atexit.register(lambda: print(json.dumps({{"torch": "torch" in sys.modules, "scipy": "scipy" in sys.modules}}),
+                              file=sys.stderr))
+runpy.run_module({module!r}, run_name="__main__")
+"""
+
+POSITION, DICE = "4HPwATDgc/ABMA", "31"
+GNUBG_HINT = f"new game\nset board {POSITION}\nset turn 0\nset dice 3 1\nhint\nquit\n"
+
+EVERY = {  # command: (its arguments for a small real call, its stdin, the line it prints when ready to serve)
+    "analyze": (["input=positions.txt", "output=out.jsonl"], None, None),
+    "eval": (["a=pubeval", "b=random", "games=2", "processes=1", "out=eval", "progress=false"], None, None),
+    "hint": ([f"position={POSITION}", f"dice={DICE}"], None, None),
+    "match": (["a=pubeval", "b=random", "matches=1", "length=1", "processes=1", "out=match", "progress=false"], None,
+              None),
+    "play": (["seed=1", "confirm=false"], "quit\n", None),
+    "rollout": ([f"position={POSITION}", "trials=36", "progress=false"], None, None),
+    "serve": (["port=0"], None, "serving"),
+    "web": (["port=0"], None, "bgzero-web: http"),
+}
+
+
+def run_command(module: str, args: list[str], cwd: str, stdin: str | None = None, ready: str | None = None,
+                env: dict | None = None, prefix: str = "") -> tuple[float, dict]:
+    """Wall time of ``python -m module args`` from launch to exit (or to printing ``ready``, then
+    interrupted), and whether it imported torch and scipy."""
+    code = prefix + COMMAND.format(argv=[module, *args], module=module)
+    start = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-c", code], cwd=cwd, env=env, text=True, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    if ready is None:
+        out, _ = proc.communicate(stdin, timeout=600)
+        wall = time.perf_counter() - start
+    else:
+        lines = []
+        for line in proc.stdout:
+            lines.append(line)
+            if ready in line:
+                break
+        wall = time.perf_counter() - start
+        proc.send_signal(signal.SIGINT)
+        out = "".join(lines) + proc.communicate(timeout=60)[0]
+    report = [line for line in out.splitlines() if line.startswith('{"torch"')]
+    if not report:
+        raise SystemExit(f"bench_startup.py: {module} {' '.join(args)} failed: {out.strip()[-500:]}")
+    return wall, json.loads(report[-1])
+
+
+def run_gnubg(program: str) -> float:
+    start = time.perf_counter()
+    subprocess.run([program, "-t", "-q", "-r"], input=GNUBG_HINT, capture_output=True, text=True, check=True,
+                   timeout=120)
+    return time.perf_counter() - start
+
+
+def command_rows(repeats: int, every: bool) -> None:
+    """The second table: a hint as a command, bgzero's and gnubg's; with ``every``, each playing command too."""
+    rows = [("bgzero-hint, this environment", "bgzero.cli.hint", EVERY["hint"], ""),
+            ("bgzero-hint, without scipy", "bgzero.cli.hint", EVERY["hint"], NO_SCIPY)]
+    if every:
+        for name, call in EVERY.items():
+            rows += [(f"bgzero-{name} --help", f"bgzero.cli.{name}", (["--help"], None, None), ""),
+                     (f"bgzero-{name} {' '.join(call[0])}", f"bgzero.cli.{name}", call, "")]
+    gnubg = shutil.which("gnubg") or shutil.which("gnubg", path="/usr/games")
+    best: dict[str, tuple[float, dict]] = {}
+    with tempfile.TemporaryDirectory() as cwd:
+        Path(cwd, "positions.txt").write_text(f"{POSITION} {DICE}\n{POSITION} 66\n")
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in [os.getcwd(), os.environ.get("PYTHONPATH")] if p))
+        for _ in range(repeats):
+            for name, module, (args, stdin, ready), prefix in rows:
+                wall, report = run_command(module, args, cwd, stdin, ready, env, prefix)
+                if name not in best or wall < best[name][0]:
+                    best[name] = (wall, report)
+            if gnubg:
+                wall = run_gnubg(gnubg)
+                if "gnubg hint" not in best or wall < best["gnubg hint"][0]:
+                    best["gnubg hint"] = (wall, {})
+    peer = best.get("gnubg hint")
+    print(f"\nbest of {repeats} fresh processes each; a server's time is to its ready line\n")
+    print("| command | launch to exit | torch imported | scipy imported | time ÷ gnubg's hint |")
+    print("|---|---:|---|---|---:|")
+    for name, *_ in rows + ([("gnubg hint",)] if peer else []):
+        wall, r = best[name]
+        flags = [("yes" if r[k] else "no") if k in r else "-" for k in ("torch", "scipy")]
+        ratio = f"{wall / peer[0]:.1f}×" if peer else "-"
+        print(f"| {name} | {wall:.2f} s | {flags[0]} | {flags[1]} | {ratio} |")
+
+
 def run_child(code: str) -> tuple[float, dict]:
     """Wall time from launch to exit of a fresh interpreter running ``code``, and its report."""
     start = time.perf_counter()
@@ -76,6 +180,7 @@ def run_child(code: str) -> tuple[float, dict]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=5, help="fresh processes per row (best is kept)")
+    parser.add_argument("--every-command", action="store_true", help="also each playing command's --help and a call")
     args = parser.parse_args()
 
     run_child(BGZERO)  # compiles the kernels into numba's cache if this is the first run
@@ -105,6 +210,7 @@ def main() -> None:
                   f"| {'yes' if r['scipy'] else 'no'} | {ratio} |")
         else:
             print(f"| {name} | {wall:.2f} s | - | - | - | - | {ratio} |")
+    command_rows(args.repeats, args.every_command)
 
 
 if __name__ == "__main__":

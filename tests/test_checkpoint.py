@@ -1,11 +1,21 @@
-"""Checkpoints: atomic writes and clear errors for bad files."""
+"""Checkpoints: atomic writes, reading without torch, and clear errors for bad files."""
 
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import numpy as np
 import pytest
 import torch
 
+from bgzero import paths
 from bgzero.errors import CheckpointError
-from bgzero.value.checkpoint import FORMAT, load_checkpoint, load_net, save_checkpoint
+from bgzero.value.checkpoint import FORMAT, load_checkpoint, load_net, read_checkpoint, save_checkpoint
 from bgzero.value.net import NetConfig, ValueNet
+from bgzero.value.ptfile import read_pt
+
+SHIPPED = sorted(paths.CHECKPOINTS.glob("*.pt"))
 
 
 def _state(net):
@@ -54,3 +64,105 @@ def test_shipped_checkpoints_are_found_from_any_directory(tmp_path, monkeypatch)
     assert load_checkpoint("checkpoints/strong.pt")["net_config"]["hidden"] == [1024]
     with pytest.raises(CheckpointError, match="checkpoint checkpoints/missing.pt does not exist"):
         load_checkpoint("checkpoints/missing.pt")
+
+
+def _same(read, loaded, where="", kind=np.ndarray) -> int:
+    """Assert that ``read`` (its tensors of type ``kind``) equals ``torch.load``'s, tensor for tensor; the number of tensors."""
+    if isinstance(loaded, torch.Tensor):
+        assert isinstance(read, kind), where
+        as_tensor = torch.as_tensor(read)
+        assert (as_tensor.dtype, as_tensor.shape) == (loaded.dtype, loaded.shape), where
+        assert torch.equal(as_tensor, loaded), where
+        return 1
+    assert type(read) is type(loaded), where
+    if isinstance(loaded, dict):
+        assert list(read) == list(loaded), where
+        return sum(_same(read[k], loaded[k], f"{where}.{k}", kind) for k in loaded)
+    if isinstance(loaded, (list, tuple)):
+        assert len(read) == len(loaded), where
+        return sum(_same(a, b, f"{where}[{i}]", kind) for i, (a, b) in enumerate(zip(read, loaded)))
+    assert read == loaded, where
+    return 0
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.name)
+def test_every_shipped_tensor_reads_without_torch_as_torch_loads_it(path):
+    assert _same(read_checkpoint(path), torch.load(path, map_location="cpu", weights_only=True)) >= 4
+    _same(load_checkpoint(path), torch.load(path, map_location="cpu", weights_only=True), kind=torch.Tensor)
+
+
+def test_a_training_checkpoint_reads_as_torch_loads_it(tmp_path):
+    """What a run saves (optimizer state, 0-d step counters, both generators) reads back exactly."""
+    net = ValueNet(NetConfig(hidden=[8]))
+    opt = torch.optim.Adam(net.parameters())
+    net(torch.randn(4, 198)).sum().backward()
+    opt.step()
+    state = {**_state(net), "optimizer": opt.state_dict(), "positions": 3, "torch_rng": torch.get_rng_state(),
+             "rng": np.random.default_rng(1).bit_generator.state, "view": torch.arange(12.0).reshape(3, 4).T}
+    path = save_checkpoint(tmp_path / "a.pt", state)
+    assert _same(read_pt(path), torch.load(path, weights_only=True)) == 4 + 3 * 4 + 2
+
+
+def test_reading_needs_no_torch():
+    code = (f"import sys; from bgzero.value.ptfile import read_pt; read_pt({str(SHIPPED[0])!r}); "
+            "assert 'torch' not in sys.modules, 'torch was imported'")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                          cwd=Path(__file__).resolve().parents[1])
+    assert done.returncode == 0, done.stderr
+
+
+class _Runs:
+    def __reduce__(self):
+        return print, ("code in the checkpoint ran",)
+
+
+def test_a_file_naming_other_objects_is_refused_and_runs_nothing(tmp_path, capsys):
+    torch.save({"format": FORMAT, **_state(ValueNet(NetConfig(hidden=[8]))), "extra": _Runs()}, tmp_path / "a.pt")
+    with pytest.raises(CheckpointError, match="holds objects other than weights") as e:
+        read_checkpoint(tmp_path / "a.pt")
+    assert "\n" not in str(e.value) and capsys.readouterr().out == ""
+
+
+def _rewritten(path: Path, out: Path, edit, deflate: str = "") -> Path:
+    """``path``'s archive with each member's bytes passed through ``edit(name, data)`` (None drops it);
+    the members whose name ends in ``deflate`` (if given) compressed."""
+    with zipfile.ZipFile(path) as src, zipfile.ZipFile(out, "w") as dst:
+        for name in src.namelist():
+            data = edit(name, src.read(name))
+            if data is not None:
+                deflated = bool(deflate) and name.endswith(deflate)
+                dst.writestr(name, data, compress_type=zipfile.ZIP_DEFLATED if deflated else zipfile.ZIP_STORED)
+    return out
+
+
+def _repeated(pickled: bytes) -> bytes:
+    """The pickle with head.bias made 10**9 repeats of its first element (size 10**9, stride 0): it
+    fits its storage, and a reader that copied it would allocate 4 GB."""
+    size = pickled.index(b"K\x05\x85")  # head.bias's size (5,): BININT1 5, TUPLE1
+    stride = pickled.index(b"K\x01\x85", size)  # its stride (1,)
+    return (pickled[:size] + b"J\x00\xca\x9a\x3b\x85" + pickled[size + 3:stride] + b"K\x00\x85"
+            + pickled[stride + 3:])
+
+
+@pytest.mark.parametrize("edit,deflate", [
+    (lambda name, data: data[:-4] if name.endswith("/data/0") else data, ""),           # a storage cut short
+    (lambda name, data: None if name.endswith("/data/1") else data, ""),                # a storage missing
+    (lambda name, data: data[: len(data) // 2] if name.endswith("data.pkl") else data, ""),  # the pickle cut short
+    (lambda name, data: b"sideways" if name.endswith("byteorder") else data, ""),       # an unknown byte order
+    (lambda name, data: data, "/data/0"),                                               # a compressed storage
+    (lambda name, data: _repeated(data) if name.endswith("data.pkl") else data, ""),  # 10**9 copies of one
+], ids=["short-storage", "missing-storage", "short-pickle", "byte-order", "compressed", "repeated-elements"])
+def test_a_damaged_archive_is_one_line_error(tmp_path, edit, deflate):
+    good = save_checkpoint(tmp_path / "good.pt", _state(ValueNet(NetConfig(hidden=[8]))))
+    assert read_checkpoint(_rewritten(good, tmp_path / "same.pt", lambda name, data: data))["games"] == 7
+    with pytest.raises(CheckpointError, match="truncated, damaged or not a bgzero checkpoint") as e:
+        read_checkpoint(_rewritten(good, tmp_path / "bad.pt", edit, deflate))
+    assert "\n" not in str(e.value)
+
+
+def test_weights_of_the_wrong_shape_are_refused_without_torch(tmp_path):
+    state = _state(ValueNet(NetConfig(hidden=[8])))
+    state["model"]["head.bias"] = torch.zeros(4)
+    torch.save({"format": FORMAT, **state}, tmp_path / "a.pt")
+    with pytest.raises(CheckpointError, match=r"weights do not fit .*head.bias is \(4,\), expected \(5,\)"):
+        read_checkpoint(tmp_path / "a.pt")

@@ -6,6 +6,7 @@ import torch
 
 from bgzero.errors import ConfigError
 from bgzero.value.net import NetConfig, ValueNet, widened
+from bgzero.value.netconfig import ACTIVATIONS, weight_shapes
 from bgzero.value.probs import equity, flip
 
 
@@ -58,3 +59,12 @@ def test_widening_needs_one_hidden_layer():
         widened(ValueNet(NetConfig(num_inputs=10, hidden=[6, 6])), 4)
     with pytest.raises(ConfigError, match="extra"):
         widened(ValueNet(NetConfig(num_inputs=10, hidden=[6])), 0)
+
+
+@pytest.mark.parametrize("hidden", [[8], [16, 8], [4, 4, 4]])
+@pytest.mark.parametrize("activation", ACTIVATIONS)
+def test_the_torch_free_shape_is_the_nets_own(hidden, activation):
+    """Checkpoints are checked and read without torch, against the layout the torch net has."""
+    config = NetConfig(num_inputs=10, hidden=hidden, activation=activation)
+    assert weight_shapes(config) == {k: tuple(v.shape) for k, v in ValueNet(config).state_dict().items()}
+    assert list(weight_shapes(config)) == list(ValueNet(config).state_dict())

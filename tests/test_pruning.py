@@ -29,11 +29,16 @@ from bgzero.value.pruning import PruningNet
 
 
 @pytest.fixture(scope="module")
-def pruned_evaluator():
-    """A random contact net with an (unrelated) random pruning net: ranking then differs."""
+def prune_net():
     torch.manual_seed(2)
+    return ValueNet(NetConfig(num_inputs=198, hidden=[4]))
+
+
+@pytest.fixture(scope="module")
+def pruned_evaluator(prune_net):
+    """A random contact net with an (unrelated) random pruning net: ranking then differs."""
     return Evaluator(ValueNet(NetConfig(num_inputs=198, hidden=[16])), "tesauro198",
-                     pruner=PruningNet.of(ValueNet(NetConfig(num_inputs=198, hidden=[4]))))
+                     pruner=PruningNet.of(prune_net))
 
 
 def test_classify_matches_its_definition_on_every_class():

@@ -15,7 +15,6 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
 import numpy as np
-import torch
 from tqdm import tqdm
 
 from bgzero.agents.base import Agent
@@ -23,6 +22,7 @@ from bgzero.agents.specs import make_agent
 from bgzero.engine.board import START
 from bgzero.engine.game import game_results, opening_rolls
 from bgzero.engine.movegen import generate
+from bgzero.value.threads import set_torch_threads
 
 MAX_PLIES = 512  # dice are pre-drawn per pair; longer games reuse the sequence cyclically
 
@@ -109,10 +109,10 @@ _AGENTS: dict[str, Agent] = {}
 
 def _play_pairs_shard(args) -> np.ndarray:
     spec_a, spec_b, dice, batch_pairs = args
-    torch.set_num_threads(1)
     for spec in (spec_a, spec_b):
         if spec not in _AGENTS:
             _AGENTS[spec] = make_agent(spec)
+    set_torch_threads(1)
     return play_pairs(_AGENTS[spec_a], _AGENTS[spec_b], dice, batch_pairs)
 
 

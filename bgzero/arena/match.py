@@ -32,6 +32,7 @@ from bgzero.engine.board import START
 from bgzero.engine.game import game_results, opening_roll, roll
 from bgzero.engine.movegen import generate
 from bgzero.errors import ConfigError
+from bgzero.value.threads import set_torch_threads
 
 MOVE, DOUBLE = "move", "double"  # with TAKE and PASS, the cube answers, the kinds of an Action
 PASSED = 0  # MatchGame.kind of a game that ended on a passed double
@@ -203,12 +204,10 @@ def play_matches(agent_a: Agent, agent_b: Agent, seeds: Sequence[int], length: i
 
 
 def _play_matches_shard(args) -> list[MatchRecord]:
-    import torch  # only the workers pin torch to one thread each
-
     spec_a, spec_b, seeds, length, games, jacoby = args
-    torch.set_num_threads(1)
-    return play_matches(make_agent(spec_a), make_agent(spec_b), seeds, length, games, jacoby,
-                        names=(spec_name(spec_a), spec_name(spec_b)))
+    agent_a, agent_b = make_agent(spec_a), make_agent(spec_b)
+    set_torch_threads(1)  # only the workers pin torch to one thread each
+    return play_matches(agent_a, agent_b, seeds, length, games, jacoby, names=(spec_name(spec_a), spec_name(spec_b)))
 
 
 def play_matches_from_specs(spec_a: str, spec_b: str, matches: int, length: int = 7, games: int = 1, jacoby: bool = False,

@@ -8,8 +8,6 @@ import threading
 from contextlib import contextmanager
 from pathlib import Path
 
-import hydra
-
 from bgzero import paths
 from bgzero.errors import BgzeroError
 
@@ -36,18 +34,97 @@ def config_help(config_name: str, prog: str) -> str:
 
 
 def hydra_main(config_name: str, prog: str | None = None):
-    """``hydra.main`` on ``configs/CONFIG_NAME.yaml``, with :func:`config_help` as ``--help``."""
+    """``hydra.main`` on ``configs/CONFIG_NAME.yaml``, with :func:`config_help` as ``--help``, and
+    :func:`plain_compose` first: where it composes the config, Hydra is not run, nor imported."""
     def wrap(fn):
-        app = hydra.main(version_base="1.3", config_path=CONFIGS, config_name=config_name)(fn)
-
         @functools.wraps(fn)
         def main(*args, **kwargs):
             if any(arg in ("--help", "-h") for arg in sys.argv[1:]):
                 print(config_help(config_name, prog or f"bgzero-{config_name}"))
                 return None
-            return app(*args, **kwargs)
+            cfg = None if args or kwargs else plain_compose(config_name, sys.argv[1:])
+            if cfg is not None:
+                return fn(cfg)
+            import hydra
+
+            return hydra.main(version_base="1.3", config_path=CONFIGS, config_name=config_name)(fn)(*args, **kwargs)
         return main
     return wrap
+
+
+# --------------------------------------------------------------------------- composing without Hydra
+#
+# Importing Hydra and running it costs most of a second before a command starts, more than a
+# hint's own work. A config whose Hydra settings are PLAIN (no config groups, no logging, no
+# output folder, no change of directory) gets nothing from a run but its composition: the
+# file, with key=value overrides merged in, in struct mode. plain_compose composes exactly
+# that, for overrides of a plain form whose value Hydra's grammar types without doubt (a
+# quoted string, or one bare word: null, a bool, an int, a float or a string, by Hydra's own
+# token rules). Anything else (a flag, a list, a sweep, an interpolation, a +/~ override, a
+# mistake) is left to Hydra, which then runs as before and words its own errors;
+# tests/test_startup.py holds the subset to Hydra's parser.
+
+PLAIN = {"defaults": [{"override hydra/job_logging": "none"}, {"override hydra/hydra_logging": "none"}, "_self_"],
+         "hydra": {"output_subdir": None, "run": {"dir": "."}, "job": {"chdir": False}}}
+
+_KEY = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*", re.ASCII)
+_QUOTED = re.compile(r"'([^'\\$]*)'|\"([^\"\\$]*)\"")
+_BARE = re.compile(r"[\w/+.@%*?|:-]+", re.ASCII)
+_UINT = r"(?:0|[1-9](?:_?[0-9])*)"
+_DIGITS = r"[0-9](?:_?[0-9])*"
+_POINT = rf"(?:{_UINT}\.|(?:{_UINT})?\.{_DIGITS})"
+_INT = re.compile(rf"[+-]?{_UINT}")
+_FLOAT = re.compile(rf"[+-]?(?:{_POINT}|(?:{_UINT}|{_POINT})[eE][+-]?{_DIGITS}|[Ii][Nn][Ff]|[Nn][Aa][Nn])")
+_DECLINED = object()
+
+
+def parse_override(text: str):
+    """``(key, value)`` as Hydra parses ``key=value``, or None for a form left to Hydra."""
+    key, equal, value = text.partition("=")
+    if not equal or not _KEY.fullmatch(key) or key.split(".")[0] in PLAIN:
+        return None
+    parsed = _value(value)
+    return None if parsed is _DECLINED else (key, parsed)
+
+
+def _value(text: str):
+    quoted = _QUOTED.fullmatch(text)
+    if quoted:
+        return quoted[1] if quoted[1] is not None else quoted[2]
+    if not _BARE.fullmatch(text):
+        return _DECLINED
+    if text.lower() == "null":
+        return None
+    if text.lower() in ("true", "false"):
+        return text.lower() == "true"
+    if _INT.fullmatch(text):
+        return int(text.replace("_", ""))
+    if _FLOAT.fullmatch(text):
+        return float(text.replace("_", ""))
+    return text
+
+
+def plain_compose(config_name: str, overrides: list[str]):
+    """The config Hydra would compose for ``configs/CONFIG_NAME.yaml`` and ``overrides``, or None
+    where Hydra must run (a config that is not plain, or an override of another form)."""
+    from omegaconf import OmegaConf
+    from omegaconf.errors import OmegaConfBaseException
+
+    parsed = [parse_override(o) for o in overrides]
+    if None in parsed:
+        return None
+    cfg = OmegaConf.load(Path(CONFIGS) / f"{config_name}.yaml")
+    if {k: OmegaConf.to_container(cfg[k]) for k in PLAIN if k in cfg} != PLAIN:
+        return None
+    for key in PLAIN:
+        del cfg[key]
+    OmegaConf.set_struct(cfg, True)
+    try:
+        for key, value in parsed:
+            OmegaConf.update(cfg, key, value, merge=True)
+    except OmegaConfBaseException:  # a key the config lacks, a value of the wrong type: Hydra says which
+        return None
+    return cfg
 
 
 @contextmanager

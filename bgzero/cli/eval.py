@@ -1,10 +1,10 @@
 """``bgzero-eval``: one agent against another, cubeless money, duplicate dice."""
 
 import json
+import time
 from pathlib import Path
 
 from omegaconf import DictConfig
-from torch.utils.tensorboard import SummaryWriter
 
 from bgzero.arena.duplicate import play_duplicate_from_specs
 from bgzero.atomic import atomic_write_text
@@ -20,13 +20,28 @@ def run(cfg: DictConfig) -> dict:
     out.mkdir(parents=True, exist_ok=True)
     record = {"a": cfg.a, "b": cfg.b, "seed": cfg.seed, **result.as_dict()}
     atomic_write_text(out / "result.json", json.dumps(record, indent=2))
-    with SummaryWriter(str(out / "tb")) as writer:
-        for key in ("ppg", "ci95", "win_rate", "a_gammon_rate", "b_gammon_rate", "a_backgammon_rate",
-                    "b_backgammon_rate", "games_per_second"):
-            writer.add_scalar(f"eval/{key}", record[key], result.games)
+    write_scalars(out / "tb", {f"eval/{key}": record[key] for key in (
+        "ppg", "ci95", "win_rate", "a_gammon_rate", "b_gammon_rate", "a_backgammon_rate", "b_backgammon_rate",
+        "games_per_second")}, result.games)
     print(f"{cfg.a} vs {cfg.b}: {result}")
     print(f"result: {out / 'result.json'}")
     return record
+
+
+def write_scalars(logdir: Path, scalars: dict[str, float], step: int) -> None:
+    """TensorBoard scalars at ``step``, through tensorboard's own writer: torch's SummaryWriter would import torch,
+    which playing does not need."""
+    from tensorboard.compat.proto.event_pb2 import Event
+    from tensorboard.compat.proto.summary_pb2 import Summary
+    from tensorboard.summary.writer.event_file_writer import EventFileWriter
+
+    writer = EventFileWriter(str(logdir))
+    try:
+        for tag, value in scalars.items():
+            writer.add_event(Event(wall_time=time.time(), step=step,
+                                   summary=Summary(value=[Summary.Value(tag=tag, simple_value=float(value))])))
+    finally:
+        writer.close()
 
 
 @hydra_main("evaluate", prog="bgzero-eval")

@@ -4,6 +4,7 @@ from omegaconf import DictConfig
 
 from bgzero.cli import hydra_main, one_line_errors
 from bgzero.errors import ConfigError
+from bgzero.value.threads import set_torch_threads
 from bgzero.web.api import create_app
 from bgzero.web.engine import Engine
 
@@ -23,12 +24,11 @@ def build(cfg: DictConfig):
 
 @hydra_main("web")
 def main(cfg: DictConfig) -> None:
-    import torch
     import uvicorn
 
     with one_line_errors("bgzero-web"):
         app = build(cfg)
-    torch.set_num_threads(int(cfg.torch_threads))
+    set_torch_threads(int(cfg.torch_threads))  # a no-op where the agents play without torch
     print(f"bgzero-web: http://{cfg.host}:{cfg.port}/ (API docs at /docs); Ctrl-C stops it", flush=True)
     uvicorn.run(app, host=str(cfg.host), port=int(cfg.port), log_level=str(cfg.log_level),
                 limit_concurrency=int(cfg.connections))

@@ -14,10 +14,8 @@ from __future__ import annotations
 
 import math
 import multiprocessing as mp
-import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,6 +27,7 @@ from bgzero.rollout.lockstep import ChunkOutcome, RolloutSettings, check_player,
 from bgzero.rollout.players import RolloutPlayer, make_player
 from bgzero.rollout.result import RolloutResult, standard_error, summarise
 from bgzero.value.probs import equity
+from bgzero.value.threads import set_torch_threads, torch_threads
 
 BACKENDS = ("local", "ray")
 Progress = Callable[[int, int, float], None]
@@ -75,36 +74,13 @@ def run_batch(player: RolloutPlayer, job: Job, index: int, lo: int, hi: int) -> 
                      list(job.states) if job.states else None, list(job.root_players) if job.root_players else None)
 
 
-@contextmanager
-def _one_torch_thread():
-    """Batches always run on one torch thread: results then match across processes bit for bit.
-    Only torch nets need it (a checkpoint's frozen nets do not), so torch is not imported for it."""
-    torch = sys.modules.get("torch")
-    if torch is None:
-        yield
-        return
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
-
-
 _WORKER: RolloutPlayer | None = None
-
-
-def _built_on_one_thread(spec: PlayerSpec) -> RolloutPlayer:
-    """A worker's player, and one torch thread if building it imported torch (as :func:`_one_torch_thread`)."""
-    player = spec.build()
-    if "torch" in sys.modules:
-        sys.modules["torch"].set_num_threads(1)
-    return player
 
 
 def _init_worker(spec: PlayerSpec) -> None:
     global _WORKER
-    _WORKER = _built_on_one_thread(spec)
+    _WORKER = spec.build()
+    set_torch_threads(1)  # batches always run on one thread: results then match across processes bit for bit
 
 
 def _work(args) -> ChunkOutcome:
@@ -114,7 +90,7 @@ def _work(args) -> ChunkOutcome:
 
 def _local(player, job: Job, plan: list[tuple[int, int]], processes: int) -> Iterator[ChunkOutcome]:
     if processes == 1:
-        with _one_torch_thread():
+        with torch_threads(1):
             for index, (lo, hi) in enumerate(plan):
                 yield run_batch(player, job, index, lo, hi)
         return
@@ -135,7 +111,8 @@ def _ray(player: PlayerSpec, job: Job, plan: list[tuple[int, int]], processes: i
     @ray.remote(num_cpus=1)
     class RolloutActor:
         def __init__(self, spec):
-            self.player = _built_on_one_thread(spec)
+            self.player = spec.build()
+            set_torch_threads(1)
 
         def run(self, job, index, lo, hi):
             return run_batch(self.player, job, index, lo, hi)

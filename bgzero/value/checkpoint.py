@@ -4,44 +4,51 @@ A checkpoint holds the model and optimizer state, the run's config, the encoder 
 net's shape, counters and RNG states. It is written to a temporary file in the same
 directory and renamed over the target, so a crash never leaves a half-written file under
 the real name. Every writer fills the same fields (:func:`net_fields` for each network) and
-both :func:`save_checkpoint` and :func:`load_checkpoint` check them one by one:
-``torch.load(weights_only=True)`` only guarantees that no code ran, and the dict may still
-hold a wrong encoder, extra net-config keys, a race net without its shape, counters that
-are not counts, RNG states that cannot be restored, or NaN weights that would print
-``+nan`` equities and pick an arbitrary move. Each is a :class:`CheckpointError` naming
-the field.
+both :func:`save_checkpoint` and :func:`read_checkpoint` check them one by one: the reader
+(:mod:`bgzero.value.ptfile`) only guarantees that no code ran, and the dict may still
+hold a wrong encoder, extra net-config keys, a race net without its shape, weights that
+do not fit it, counters that are not counts, RNG states that cannot be restored, or NaN
+weights that would print ``+nan`` equities and pick an arbitrary move. Each is a
+:class:`CheckpointError` naming the field.
+
+Reading needs no torch (:func:`read_checkpoint` gives numpy arrays, which is all that
+playing needs); only training, which writes checkpoints and resumes from them with torch
+tensors (:func:`load_checkpoint`), imports it.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
-import pickle
+import sys
 from pathlib import Path
 
 import numpy as np
-import torch
 
 from bgzero import paths
 from bgzero.atomic import atomic_write
-from bgzero.errors import CheckpointError, ConfigError, shown
+from bgzero.errors import CheckpointError, shown
 from bgzero.value.encode import ENCODERS
 from bgzero.value.evaluator import Evaluator
 from bgzero.value.frozen import FrozenNet
-from bgzero.value.net import NetConfig, ValueNet
+from bgzero.value.netconfig import NetConfig, weight_shapes
 from bgzero.value.pruning import PruningNet
+from bgzero.value.ptfile import read_pt
 
 FORMAT = "bgzero-checkpoint-v1"
 _REQUIRED = ("format", "model", "net_config", "encoder", "games")
 
 
-def net_fields(net: ValueNet, prefix: str = "") -> dict:
-    """A network's two entries, ``{prefix}model`` and ``{prefix}net_config``; prefixes ``""``, ``race_``, ``prune_``."""
+def net_fields(net, prefix: str = "") -> dict:
+    """A :class:`~bgzero.value.net.ValueNet`'s two entries, ``{prefix}model`` and ``{prefix}net_config``;
+    prefixes ``""``, ``race_``, ``prune_``."""
     return {f"{prefix}model": net.state_dict(), f"{prefix}net_config": net.config_dict()}
 
 
 def save_checkpoint(path: str | Path, state: dict) -> Path:
     """Check ``state`` as a loader would, then write it (plus the format tag) to ``path`` atomically."""
+    import torch
+
     check_fields(path, state)
     return atomic_write(path, lambda f: torch.save({"format": FORMAT, **state}, f), mode="wb")
 
@@ -57,22 +64,12 @@ def located(path: str | Path) -> Path:
     return path
 
 
-def load_checkpoint(path: str | Path) -> dict:
-    """Read and check a checkpoint; raises :class:`CheckpointError` naming the problem."""
+def read_checkpoint(path: str | Path) -> dict:
+    """Read and check a checkpoint, its tensors as numpy arrays, without torch; raises :class:`CheckpointError`."""
     path = located(path)
     if not path.is_file():
         raise CheckpointError(f"checkpoint {path} does not exist")
-    try:
-        state = torch.load(path, map_location="cpu", weights_only=True)
-    except pickle.UnpicklingError as e:
-        if "unsupported global" in str(e).lower():  # weights_only refused an object: nothing in it ran
-            raise CheckpointError(f"checkpoint {path} holds objects other than weights and plain values; "
-                                  "it is not a bgzero checkpoint and was not loaded") from None
-        raise CheckpointError(f"checkpoint {path} is truncated, damaged or not a bgzero checkpoint "
-                              "(not a file torch.save wrote)") from None
-    except Exception:  # noqa: BLE001 -- a foreign file makes torch fail in any number of ways
-        raise CheckpointError(f"checkpoint {path} is truncated, damaged or not a bgzero checkpoint "
-                              "(not a file torch.save wrote)") from None
+    state = read_pt(path)
     if not isinstance(state, dict) or state.get("format") != FORMAT:
         raise CheckpointError(f"{path} is not a bgzero checkpoint (expected format {FORMAT!r})")
     missing = [k for k in _REQUIRED if k not in state]
@@ -82,47 +79,60 @@ def load_checkpoint(path: str | Path) -> dict:
     return state
 
 
-def _build_net(path, state: dict, prefix: str) -> ValueNet:
+def load_checkpoint(path: str | Path) -> dict:
+    """:func:`read_checkpoint` with torch tensors, as training resumes from them and tools rewrite them."""
+    import torch
+
+    def tensors(value):
+        if isinstance(value, np.ndarray):
+            return torch.from_numpy(value)
+        if isinstance(value, dict):  # in place: a state dict keeps its type and its _metadata
+            for key, item in value.items():
+                value[key] = tensors(item)
+        elif isinstance(value, list):
+            value[:] = map(tensors, value)
+        elif isinstance(value, tuple):
+            return tuple(map(tensors, value))
+        return value
+    return tensors(read_checkpoint(path))
+
+
+def _build_net(state: dict, prefix: str):
+    """A torch :class:`~bgzero.value.net.ValueNet` from a read checkpoint's (checked) numpy weights."""
+    import torch
+
+    from bgzero.value.net import ValueNet
+
     net = ValueNet(NetConfig(**state[f"{prefix}net_config"]))
-    try:
-        net.load_state_dict(state[f"{prefix}model"])
-    except RuntimeError as e:
-        raise CheckpointError(f"checkpoint {path}: weights do not fit its net config ({str(e).splitlines()[0]})") from None
+    net.load_state_dict({k: torch.from_numpy(v) for k, v in state[f"{prefix}model"].items()})
     return net.eval()
 
 
-def load_net(path: str | Path) -> tuple[ValueNet, str]:
-    """The contact network and its encoder name from a checkpoint."""
-    state = load_checkpoint(path)
-    return _build_net(path, state, ""), state["encoder"]
+def load_net(path: str | Path):
+    """The contact :class:`~bgzero.value.net.ValueNet` and its encoder name from a checkpoint."""
+    state = read_checkpoint(path)
+    return _build_net(state, ""), state["encoder"]
 
 
 def load_evaluator(path: str | Path, frozen: bool = True) -> Evaluator:
     """An :class:`~bgzero.value.evaluator.Evaluator` with every network a checkpoint holds.
 
-    ``frozen``: the nets as :class:`~bgzero.value.frozen.FrozenNet` s (fast, fixed weights);
-    ``False`` gives torch nets, for a caller that trains ``evaluator.net`` further.
+    ``frozen``: the nets as :class:`~bgzero.value.frozen.FrozenNet` s (fast, fixed weights, no
+    torch); ``False`` gives torch nets, for a caller that trains ``evaluator.net`` further.
     """
-    state = load_checkpoint(path)
+    state = read_checkpoint(path)
     encoders = {"": state["encoder"], "race_": state.get("race_encoder", "race")}
+
     def build(prefix):
         if not frozen:
-            return _build_net(path, state, prefix)
-        return _from_numpy(path, state, prefix, lambda cfg, w: FrozenNet(cfg, w, encoders[prefix]))
+            return _build_net(state, prefix)
+        return FrozenNet(NetConfig(**state[f"{prefix}net_config"]), state[f"{prefix}model"], encoders[prefix])
 
     race = build("race_") if "race_model" in state else None
-    prune = _from_numpy(path, state, "prune_", PruningNet) if "prune_model" in state else None
+    pruner = (PruningNet(NetConfig(**state["prune_net_config"]), state["prune_model"]) if "prune_model" in state
+              else None)
     return Evaluator(build(""), encoders[""], race_net=race, race_encoder=encoders["race_"],
-                     exact_bearoff=state.get("exact_bearoff", True), pruner=prune)
-
-
-def _from_numpy(path, state: dict, prefix: str, make):
-    """``make(config, weights)`` with a net's config and its weights as numpy arrays."""
-    weights = {name: np.asarray(w) for name, w in state[f"{prefix}model"].items()}
-    try:
-        return make(NetConfig(**state[f"{prefix}net_config"]), weights)
-    except ConfigError as e:
-        raise CheckpointError(f"checkpoint {path}: {prefix}model: {e}") from None
+                     exact_bearoff=state.get("exact_bearoff", True), pruner=pruner)
 
 
 # --------------------------------------------------------------------------- fields
@@ -142,8 +152,9 @@ def check_fields(path, state: dict) -> None:
             continue
         if config not in state:
             raise CheckpointError(f"checkpoint {path} has {model} but no {config}")
-        net_config(path, state, config, state.get(encoder, "race" if prefix == "race_" else None) if encoder else None)
-        _weights(path, model, state[model])
+        shape = net_config(path, state, config, state.get(encoder, "race" if prefix == "race_" else None) if encoder
+                           else None)
+        _weights(path, model, state[model], shape)
     for key in ("games", "positions"):
         if key in state and not (type(state[key]) is int and state[key] >= 0):
             raise CheckpointError(f"checkpoint {path}: {key}={shown(state[key])} is not a count of games or positions")
@@ -158,8 +169,8 @@ def check_fields(path, state: dict) -> None:
         except (TypeError, ValueError, KeyError, AttributeError):
             raise CheckpointError(f"checkpoint {path}: its rng field is not a saved generator state") from None
     if "torch_rng" in state:
-        rng = state["torch_rng"]
-        if not (isinstance(rng, torch.Tensor) and rng.dtype == torch.uint8 and rng.shape == torch.get_rng_state().shape):
+        rng = _array(state["torch_rng"])
+        if rng is None or rng.dtype != np.uint8 or rng.ndim != 1:  # its length is torch's to check, on resume
             raise CheckpointError(f"checkpoint {path}: its torch_rng field is not a saved torch generator state")
     if "optimizer" in state and not (isinstance(state["optimizer"], dict) and {"state", "param_groups"} <= set(state["optimizer"])):
         raise CheckpointError(f"checkpoint {path}: its optimizer field is not an optimizer's state")
@@ -190,14 +201,35 @@ def net_config(path, state: dict, key: str, encoder: str | None) -> NetConfig:
     return config
 
 
-def _weights(path, key: str, weights) -> None:
-    if not isinstance(weights, dict) or not all(isinstance(k, str) and isinstance(v, torch.Tensor)
-                                                for k, v in weights.items()):
+def _array(value) -> np.ndarray | None:
+    """``value`` as a numpy array if it is one or a torch tensor, else None; a process that
+    never imported torch holds no tensors, so this never imports it."""
+    if isinstance(value, np.ndarray):
+        return value
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(value, torch.Tensor):
+        value = value.detach().cpu()
+        return value.float().numpy() if value.dtype == torch.bfloat16 else value.numpy()
+    return None
+
+
+def _weights(path, key: str, weights, config: NetConfig) -> None:
+    """Named float tensors, all finite, of the shapes ``config`` gives them."""
+    arrays = {k: _array(v) for k, v in weights.items()} if isinstance(weights, dict) else {}
+    if not arrays or not all(isinstance(k, str) and v is not None for k, v in arrays.items()):
         raise CheckpointError(f"checkpoint {path}: {key} is not a set of named weight tensors")
-    for name, tensor in weights.items():
-        if not tensor.is_floating_point() or not torch.isfinite(tensor).all():
+    for name, array in arrays.items():
+        if not np.issubdtype(array.dtype, np.floating) or not np.isfinite(array).all():
             raise CheckpointError(f"checkpoint {path}: {key} weight {name} holds NaN, infinite or non-float "
                                   "values; the file is damaged or the run diverged")
+    expected = weight_shapes(config)
+    found = {k: tuple(v.shape) for k, v in arrays.items()}
+    if found != expected:
+        wrong = sorted(set(found) ^ set(expected)) or [k for k in expected if found[k] != expected[k]]
+        name = wrong[0]
+        detail = (f"{name} is {found[name]}, expected {expected[name]}" if name in found and name in expected
+                  else f"missing {name}" if name in expected else f"unexpected {name}")
+        raise CheckpointError(f"checkpoint {path}: weights do not fit its net config ({key}: {detail})")
 
 
 RESUME_FIELDS = ("positions", "rng", "torch_rng")
@@ -205,6 +237,10 @@ RESUME_FIELDS = ("positions", "rng", "torch_rng")
 
 def check_resumable(path, state: dict) -> None:
     """A resume restores the counters and both generators: a checkpoint without them cannot continue a run."""
+    import torch
+
     missing = [k for k in RESUME_FIELDS if k not in state]
     if missing:
         raise CheckpointError(f"checkpoint {path} lacks {', '.join(missing)}, so a run cannot resume from it")
+    if tuple(state["torch_rng"].shape) != tuple(torch.get_rng_state().shape):
+        raise CheckpointError(f"checkpoint {path}: its torch_rng field is not a saved torch generator state")

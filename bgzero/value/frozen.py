@@ -11,19 +11,12 @@ frozen net is built from weights that do not, as :func:`~bgzero.value.checkpoint
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 from numba import njit
 
 from bgzero.errors import ConfigError
 from bgzero.value.encode import CONTACT_POINT_UNITS, CONTACT_SIDE, contact_features_kernel, get_encoder
-
-if TYPE_CHECKING:
-    from bgzero.value.net import NetConfig
-
-ACTIVATIONS = ("relu", "sigmoid", "tanh", "elu")
-"""The hidden activations, in the order of the kernel's codes."""
+from bgzero.value.netconfig import ACTIVATIONS, NetConfig, weight_shapes
 
 CHUNK = 2048
 """Boards encoded and evaluated together: their inputs stay in cache between the two."""
@@ -38,7 +31,7 @@ class FrozenNet:
         if self.encoder.num_inputs != config.num_inputs:
             raise ConfigError(f"encoder {encoder!r} gives {self.encoder.num_inputs} inputs, "
                               f"the net expects {config.num_inputs}")
-        self._act = ACTIVATIONS.index(config.activation)
+        self._act = ACTIVATIONS.index(config.activation)  # the kernel's activation code
         *body, self._head = layer_weights(config, weights)  # the head stays (5, in): contiguous dot products
         self._layers = [(np.ascontiguousarray(w.T), b) for w, b in body]  # (in, out): one input's row is contiguous
         self._table = _NO_TABLE
@@ -50,7 +43,7 @@ class FrozenNet:
     @classmethod
     def of(cls, net, encoder: str) -> FrozenNet:
         """A frozen copy of a torch :class:`~bgzero.value.net.ValueNet` as its weights are now."""
-        return cls(net.config, {k: v.detach().cpu().numpy() for k, v in net.state_dict().items()}, encoder)
+        return cls(net.config, net.weights(), encoder)
 
     def probs(self, boards: np.ndarray) -> np.ndarray:
         """(N, 5) float32 probabilities for (N, 2, 25) boards, as the torch net gives them."""
@@ -74,18 +67,16 @@ class FrozenNet:
 def layer_weights(config: NetConfig, weights: dict[str, np.ndarray]) -> list[tuple[np.ndarray, np.ndarray]]:
     """Each layer's float32 ``(out, in)`` weight and bias, hidden layers then the head, from a
     :class:`~bgzero.value.net.ValueNet` state dict; :class:`ConfigError` unless they fit ``config``."""
-    widths = [config.num_inputs, *config.hidden, 5]
-    names = [f"body.{2 * i}" for i in range(len(config.hidden))] + ["head"]
-    shape = "-".join(map(str, widths))
-    if set(weights) != {f"{name}.{kind}" for name in names for kind in ("weight", "bias")}:
+    shapes = weight_shapes(config)
+    shape = "-".join(map(str, [config.num_inputs, *config.hidden, 5]))
+    if set(weights) != set(shapes):
         raise ConfigError(f"weights do not fit a {shape} net (names {', '.join(sorted(map(str, weights)))})")
-    layers = []
-    for name, width, out in zip(names, widths, widths[1:]):
-        w, b = (np.array(weights[f"{name}.{kind}"], np.float32) for kind in ("weight", "bias"))
-        if w.shape != (out, width) or b.shape != (out,):
-            raise ConfigError(f"weights do not fit a {shape} net ({name}: {w.shape} and {b.shape})")
-        layers.append((w, b))
-    return layers
+    arrays = {k: np.array(weights[k], np.float32) for k in shapes}
+    for k, want in shapes.items():
+        if arrays[k].shape != want:
+            raise ConfigError(f"weights do not fit a {shape} net ({k} is {arrays[k].shape}, expected {want})")
+    names = list(shapes)
+    return [(arrays[w], arrays[b]) for w, b in zip(names[::2], names[1::2])]
 
 
 _CONTACT_FEATURES = np.r_[CONTACT_POINT_UNITS:CONTACT_SIDE, CONTACT_SIDE + CONTACT_POINT_UNITS:2 * CONTACT_SIDE]

@@ -12,34 +12,17 @@ the conditional chances that a win is a gammon and that a gammon is a backgammon
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 
+import numpy as np
 import torch
 from torch import nn
 
 from bgzero.errors import ConfigError
+from bgzero.value.netconfig import NetConfig
 from bgzero.value.probs import NUM_OUTPUTS
 
-_ACTIVATIONS = {"relu": nn.ReLU, "sigmoid": nn.Sigmoid, "tanh": nn.Tanh, "elu": nn.ELU}
-
-
-@dataclass
-class NetConfig:
-    """Shape of a :class:`ValueNet`."""
-
-    num_inputs: int = 198
-    """Length of the encoder's input vector (set from the encoder, not by hand)."""
-    hidden: list[int] = field(default_factory=lambda: [128])
-    """Hidden layer widths; gnubg's contact net is one layer of 128."""
-    activation: str = "relu"
-    """Hidden activation: relu, sigmoid (TD-Gammon), tanh or elu."""
-
-    def __post_init__(self):
-        self.hidden = [int(h) for h in self.hidden]
-        if self.activation not in _ACTIVATIONS:
-            raise ConfigError(f"net.activation={self.activation!r}; choose one of {sorted(_ACTIVATIONS)}")
-        if self.num_inputs < 1 or any(h < 1 for h in self.hidden):
-            raise ConfigError(f"net sizes must be positive: inputs={self.num_inputs}, hidden={self.hidden}")
+_ACTIVATIONS = {"relu": nn.ReLU, "sigmoid": nn.Sigmoid, "tanh": nn.Tanh, "elu": nn.ELU}  # NetConfig's ACTIVATIONS
 
 
 class ValueNet(nn.Module):
@@ -65,6 +48,10 @@ class ValueNet(nn.Module):
 
     def config_dict(self) -> dict:
         return asdict(self.config)
+
+    def weights(self) -> dict[str, np.ndarray]:
+        """The weights as numpy arrays, as the torch-free inference nets take them."""
+        return {k: v.detach().cpu().numpy().copy() for k, v in self.state_dict().items()}
 
 
 def widened(net: ValueNet, extra: int, seed: int = 0) -> ValueNet:

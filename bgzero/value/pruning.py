@@ -13,17 +13,13 @@ precomputed row per occupied point, and no input matrix is ever built.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 from numba import njit
 
 from bgzero.errors import ConfigError
 from bgzero.value.encode import TESAURO_SIDE
 from bgzero.value.frozen import layer_weights
-
-if TYPE_CHECKING:
-    from bgzero.value.net import NetConfig
+from bgzero.value.netconfig import NetConfig
 
 PRUNE_ENCODER = "tesauro198"
 PRUNE_INPUTS = 2 * TESAURO_SIDE + 2
@@ -52,7 +48,7 @@ class PruningNet:
     @classmethod
     def of(cls, net) -> PruningNet:
         """A pruning net from a torch :class:`~bgzero.value.net.ValueNet`, as its weights are now."""
-        return cls(net.config, {k: v.detach().cpu().numpy() for k, v in net.state_dict().items()})
+        return cls(net.config, net.weights())
 
     def equities(self, boards: np.ndarray) -> np.ndarray:
         """(N,) float32 cubeless equities the net gives ``boards`` (N, 2, 25)."""

@@ -1,0 +1,134 @@
+"""Start-up: playing commands import no torch, and compose their config without Hydra.
+
+Importing torch costs seconds; only training (``bgzero-train``, ``bgzero-prune``, search
+fine-tuning) needs it. Each check runs in a fresh interpreter, as a command does.
+"""
+
+import itertools
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hydra import compose, initialize_config_dir
+from omegaconf import OmegaConf
+
+from bgzero.cli import CONFIGS, parse_override, plain_compose
+
+ROOT = Path(__file__).resolve().parents[1]
+PLAYING = ["analyze", "eval", "hint", "match", "play", "rollout", "serve", "web"]
+
+
+def _no_torch(code: str) -> subprocess.CompletedProcess:
+    check = f"{code}\nimport sys\nassert 'torch' not in sys.modules, 'torch was imported'"
+    return subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, cwd=ROOT, timeout=300)
+
+
+@pytest.mark.parametrize("name", PLAYING)
+def test_a_playing_command_imports_no_torch(name):
+    done = _no_torch(f"import bgzero.cli.{name}")
+    assert done.returncode == 0, done.stderr
+
+
+def test_a_hint_with_the_shipped_agent_imports_no_torch():
+    done = _no_torch("sys = __import__('sys'); sys.argv = ['bgzero-hint', '4HPwATDgc/ABMA', '31']\n"
+                     "from bgzero.cli.hint import main\nmain()")
+    assert done.returncode == 0, done.stderr
+    assert "8/5 6/5" in done.stdout
+
+
+def test_a_checkpoint_is_read_without_torch():
+    done = _no_torch("from bgzero.value.checkpoint import read_checkpoint\n"
+                     "assert read_checkpoint('checkpoints/strong.pt')['net_config']['hidden'] == [1024]")
+    assert done.returncode == 0, done.stderr
+
+
+def test_a_plain_config_runs_its_command_without_hydra():
+    code = ("import sys\nfrom bgzero.cli import hydra_main\nsys.argv = ['bgzero-hint', 'dice=31', \"agent='strong@1'\"]\n"
+            "assert hydra_main('hint')(lambda cfg: (cfg.dice, cfg.agent))() == (31, 'strong@1')\n"
+            "assert 'hydra' not in sys.modules, 'hydra was imported'")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize("name,overrides", [
+    ("hint", []), ("hint", ["position='4HPwATDgc/ABMA'", "dice=31"]), ("hint", ["dice=3-1", "agent=strong@1"]),
+    ("hint", ["position=1e3", "rollout=12", "match=null"]), ("analyze", []), ("play", ["bot=pubeval"]),
+    ("rollout", []), ("serve", []), ("prune", []), ("web", ["port=0", "default_agent='strong@0'"])])
+def test_plain_composition_is_hydras(name, overrides):
+    with initialize_config_dir(config_dir=CONFIGS, version_base="1.3"):
+        want = compose(name, overrides=overrides)
+    got = plain_compose(name, overrides)
+    assert OmegaConf.to_container(got) == OmegaConf.to_container(want)
+    assert [type(v) for v in got.values()] == [type(v) for v in want.values()]
+    assert OmegaConf.is_struct(got) and not OmegaConf.is_readonly(got)
+
+
+@pytest.mark.parametrize("name,overrides", [
+    ("hint", ["nope=1"]), ("hint", ["+x=1"]), ("hint", ["~dice"]), ("hint", ["dice=1,2"]), ("hint", ["dice=[3,"]),
+    ("hint", ["dice=[3,1]"]), ("hint", ["position=${now:%H}"]), ("hint", ["hydra.run.dir=x"]),
+    ("hint", ["--cfg", "job"]), ("train", []), ("evaluate", []), ("match", [])])
+def test_anything_else_is_left_to_hydra(name, overrides):
+    """Flags, lists, sweeps, additions, mistakes (Hydra words the error) and configs whose Hydra run writes files."""
+    assert plain_compose(name, overrides) is None
+
+
+def _corpus() -> list[str]:
+    """Values that probe Hydra's token rules: every string of up to two characters from an alphabet of
+    digits, signs, letters and punctuation, a random sample of longer ones, and the ones the commands take."""
+    alphabet = list("019_.eE+-iInNfatrulsx/:@%'\"$ ,[]\\")
+    rng = random.Random(0)
+    return sorted({*alphabet, *("".join(p) for p in itertools.product(alphabet, repeat=2)),
+                   *("".join(rng.choices(alphabet, k=rng.randint(3, 7))) for _ in range(3000)),
+                   "4HPwATDgc/ABMA", "'4HPwATDgc/ABMA'", "strong@1", "checkpoint:checkpoints/strong.pt@2", "1e345",
+                   "'XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:0:10'", "1_000", "1_0.5", "5.e3", "0.5_5", "-INF",
+                   "NaN", "TRUE", "nULL", "01e5", "1e5_0", "[3,1]", "${now:%H}", "x=1", ""})
+
+
+def test_the_override_subset_is_parsed_as_hydra_parses_it():
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+    from hydra.errors import HydraException
+
+    hydra_parser, taken = OverridesParser.create(), 0
+    for value in _corpus():
+        mine = parse_override(f"key={value}")
+        try:
+            theirs = hydra_parser.parse_override(f"key={value}").value()
+        except HydraException:
+            assert mine is None, value  # what Hydra refuses is left to Hydra, to word the error
+            continue
+        if mine is not None:
+            taken += 1
+            assert type(mine[1]) is type(theirs), value
+            assert mine[1] == theirs or mine[1] != mine[1] and theirs != theirs, value  # nan is nan
+    assert taken > 1000
+
+
+def test_a_mistaken_override_gets_hydras_own_message():
+    done = subprocess.run([sys.executable, "-m", "bgzero.cli.hint", "nope=1"], capture_output=True, text=True,
+                          cwd=ROOT, timeout=120)
+    assert done.returncode == 1 and "Could not override 'nope'" in done.stderr
+
+
+def test_eval_writes_tensorboard_scalars_without_torch(tmp_path):
+    done = _no_torch(f"from pathlib import Path\nfrom bgzero.cli.eval import write_scalars\n"
+                     f"write_scalars(Path({str(tmp_path)!r}), {{'eval/ppg': 0.25}}, 10)")
+    assert done.returncode == 0, done.stderr
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    assert [(e.step, e.value) for e in EventAccumulator(str(tmp_path)).Reload().Scalars("eval/ppg")] == [(10, 0.25)]
+
+
+def test_torch_threads_are_pinned_only_where_torch_is_loaded():
+    done = _no_torch("from bgzero.value.threads import set_torch_threads, torch_threads\n"
+                     "assert set_torch_threads(1) is None\nwith torch_threads(1):\n    pass")
+    assert done.returncode == 0, done.stderr
+    import torch
+
+    from bgzero.value.threads import torch_threads
+
+    before = torch.get_num_threads()
+    with torch_threads(1):
+        assert torch.get_num_threads() == 1
+    assert torch.get_num_threads() == before
