@@ -70,7 +70,7 @@ def read_checkpoint(path: str | Path) -> dict:
     if not path.is_file():
         raise CheckpointError(f"checkpoint {path} does not exist")
     state = read_pt(path)
-    if not isinstance(state, dict) or state.get("format") != FORMAT:
+    if not isinstance(state, dict) or not isinstance(state.get("format"), str) or state["format"] != FORMAT:
         raise CheckpointError(f"{path} is not a bgzero checkpoint (expected format {FORMAT!r})")
     missing = [k for k in _REQUIRED if k not in state]
     if missing:
