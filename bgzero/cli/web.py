@@ -4,7 +4,6 @@ from omegaconf import DictConfig
 
 from bgzero.cli import hydra_main, one_line_errors
 from bgzero.errors import ConfigError
-from bgzero.value.threads import set_torch_threads
 from bgzero.web.api import create_app
 from bgzero.web.engine import Engine
 
@@ -13,9 +12,8 @@ def build(cfg: DictConfig):
     """The app ``cfg`` describes, every value checked before anything is loaded."""
     if not 0 <= int(cfg.port) <= 65535:
         raise ConfigError(f"port={cfg.port} is not 0-65535")
-    for key in ("torch_threads", "connections"):
-        if int(cfg[key]) < 1:
-            raise ConfigError(f"{key}={cfg[key]} must be at least 1")
+    if int(cfg.connections) < 1:
+        raise ConfigError(f"connections={cfg.connections} must be at least 1")
     engine = Engine(list(cfg.agents), workers=int(cfg.workers), queue=int(cfg.queue))
     return create_app(engine, default_agent=str(cfg.default_agent),
                       hint_agent=None if cfg.hint_agent is None else str(cfg.hint_agent),
@@ -28,7 +26,6 @@ def main(cfg: DictConfig) -> None:
 
     with one_line_errors("bgzero-web"):
         app = build(cfg)
-    set_torch_threads(int(cfg.torch_threads))  # a no-op where the agents play without torch
     print(f"bgzero-web: http://{cfg.host}:{cfg.port}/ (API docs at /docs); Ctrl-C stops it", flush=True)
     uvicorn.run(app, host=str(cfg.host), port=int(cfg.port), log_level=str(cfg.log_level),
                 limit_concurrency=int(cfg.connections))

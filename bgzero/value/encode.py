@@ -465,7 +465,7 @@ def contact_kernel(boards, out):
         _contact_side(opp, me, opp_masks, my_masks, out[b, CONTACT_SIDE:])
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def contact_features_kernel(boards, out):
     """Fill ``out`` (B, 50) with the contact inputs other than the point units: each side's 25
     features, the side on roll's first (for a net that adds the point units from a table)."""

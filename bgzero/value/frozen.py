@@ -98,7 +98,7 @@ def _point_table(w1: np.ndarray) -> np.ndarray:
     return table.reshape(2, 25, 16, -1)
 
 
-@njit(cache=True, fastmath=True)
+@njit(cache=True, fastmath=True, nogil=True)
 def _sparse_layer(x, w, b, act, out, boards, table):
     """``out = act(x @ w + b)``, adding only the rows of ``w`` whose input is non-zero; plus,
     with a non-empty ``table``, the row ``table[side, point, n]`` for each point of ``boards``
@@ -148,7 +148,7 @@ def _sparse_layer(x, w, b, act, out, boards, table):
                 out[k, j] = acc[j] if acc[j] > 0.0 else np.expm1(acc[j])
 
 
-@njit(cache=True, fastmath=True)
+@njit(cache=True, fastmath=True, nogil=True)
 def _head(h, w, b, out):
     """The five cumulative probabilities from the last hidden layer (:func:`~bgzero.value.net.probs_from_logits`)."""
     z = np.empty(5, np.float32)

@@ -75,7 +75,7 @@ def _sigmoid(v):
     return 1.0 / (1.0 + np.exp(-v))
 
 
-@njit(cache=True, fastmath=True)
+@njit(cache=True, fastmath=True, nogil=True)
 def _equities(boards, table, b1, w2, b2):
     out = np.empty(boards.shape[0], np.float32)
     h = np.empty(b1.shape[0], np.float32)
