@@ -1,6 +1,9 @@
 """Rollouts: dice, variance reduction, truncation, bear-off exactness, the cube, reproducibility, the CLI."""
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,6 +20,7 @@ from bgzero.errors import ConfigError
 from bgzero.rollout import PlayerSpec, RolloutSettings, make_player, rollout_plays, rollout_positions
 from bgzero.rollout.dice import DICE, TO_DISTINCT, trial_rolls
 from bgzero.rollout.lockstep import flip_delta, in_two_sided_database
+from bgzero.rollout.parallel import start_method
 from bgzero.rollout.result import combined_z, summarise
 from bgzero.value.probs import equity
 from tests.conftest import CONFIGS
@@ -234,3 +238,25 @@ def test_ray_actors_give_the_same_numbers(player):
             rollout_positions(roots, player, s)
     finally:
         ray.shutdown()
+
+
+def test_workers_fork_only_where_it_is_safe():
+    assert start_method("linux", torch_loaded=False, threads=1) == "fork"
+    assert start_method("linux", torch_loaded=True, threads=1) == "spawn"  # torch's pool would not survive
+    assert start_method("linux", torch_loaded=False, threads=3) == "spawn"  # e.g. inside bgzero-web
+    assert start_method("darwin", torch_loaded=False, threads=1) == "spawn"
+
+
+def test_forked_workers_give_the_same_numbers():
+    code = ("import sys, numpy as np\n"
+            "from bgzero.engine.board import START\n"
+            "from bgzero.rollout import rollout_positions\n"
+            "from bgzero.rollout.lockstep import RolloutSettings\n"
+            "from bgzero.rollout.parallel import PlayerSpec\n"
+            "s = RolloutSettings(trials=60, truncate=9, seed=4, batch=40)\n"
+            f"spec = PlayerSpec({REFERENCE!r})\n"
+            "assert rollout_positions(START[None], spec, s, processes=2) == rollout_positions(START[None], spec, s)\n"
+            "assert 'torch' not in sys.modules\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                          cwd=Path(__file__).resolve().parents[1])
+    assert done.returncode == 0, done.stderr

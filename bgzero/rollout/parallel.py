@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import math
 import multiprocessing as mp
+import sys
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -77,6 +79,19 @@ def run_batch(player: RolloutPlayer, job: Job, index: int, lo: int, hi: int) -> 
 _WORKER: RolloutPlayer | None = None
 
 
+def start_method(platform: str, torch_loaded: bool, threads: int) -> str:
+    """How worker processes start: ``fork`` where it is safe, else ``spawn``.
+
+    A spawned worker starts Python, imports bgzero and loads numba's kernels (~1.5 s), most of
+    a short rollout; a forked one has them already. Forking is safe only on Linux, from a
+    process running no other thread (a fork copies locks other threads hold; tqdm's monitor,
+    which only wakes to check bars, is not counted: workers draw none) and without torch
+    loaded (its thread pool does not survive a fork). Either way a worker builds its player
+    from the spec, so the numbers are the same.
+    """
+    return "fork" if platform == "linux" and not torch_loaded and threads == 1 else "spawn"
+
+
 def _init_worker(spec: PlayerSpec) -> None:
     global _WORKER
     _WORKER = spec.build()
@@ -94,7 +109,8 @@ def _local(player, job: Job, plan: list[tuple[int, int]], processes: int) -> Ite
             for index, (lo, hi) in enumerate(plan):
                 yield run_batch(player, job, index, lo, hi)
         return
-    ctx = mp.get_context("spawn")
+    threads = sum(t is not tqdm.monitor for t in threading.enumerate())
+    ctx = mp.get_context(start_method(sys.platform, "torch" in sys.modules, threads))
     with ctx.Pool(min(processes, len(plan)), initializer=_init_worker, initargs=(player,)) as pool:
         yield from pool.imap(_work, [(job, i, lo, hi) for i, (lo, hi) in enumerate(plan)])
 
