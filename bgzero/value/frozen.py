@@ -37,7 +37,7 @@ class FrozenNet:
         self._table = _NO_TABLE
         if encoder == "contact" and body:  # its point units come from a table, its features from their own kernel
             w1 = self._layers[0][0]
-            self._table = _point_table(w1)
+            self._table = point_table("contact", w1, _contact_units)
             self._layers[0] = (np.ascontiguousarray(w1[_CONTACT_FEATURES]), self._layers[0][1])
 
     @classmethod
@@ -84,18 +84,27 @@ _CONTACT_FEATURES = np.r_[CONTACT_POINT_UNITS:CONTACT_SIDE, CONTACT_SIDE + CONTA
 _NO_TABLE = np.zeros((0, 25, 16, 1), np.float32)
 
 
-def _point_table(w1: np.ndarray) -> np.ndarray:
-    """(2, 25, 16, H): the first layer's sum over a contact point's four units, per side, point
-    (the bar is 24) and count; read off the encoder on boards with one occupied point each."""
-    side, cell, count = (a.ravel() for a in np.meshgrid(range(2), range(25), range(16), indexing="ij"))
+def point_table(encoder: str, w1: np.ndarray, units, cells: int = 25) -> np.ndarray:
+    """(2, cells, 16, H): the first layer's sum over the inputs ``units(side, cell)`` that depend
+    on one cell's checker count alone, per side, cell (24 the bar, 25 the checkers off) and
+    count; ``w1`` is (inputs, H). Read off the encoder itself, on boards where that cell holds
+    the count, so the table cannot drift from the encoding."""
+    side, cell, count = (a.ravel() for a in np.meshgrid(range(2), range(cells), range(16), indexing="ij"))
     boards = np.zeros((len(side), 2, 25), np.int8)
-    boards[np.arange(len(side)), side, cell] = count
-    x = get_encoder("contact")(boards)
+    on, off = cell < 25, cell == 25
+    boards[np.flatnonzero(on), side[on], cell[on]] = count[on]
+    boards[np.flatnonzero(off), side[off], 0] = 15 - count[off]  # ``count`` borne off: the rest on one point
+    x = get_encoder(encoder)(boards)
     table = np.zeros((len(side), w1.shape[1]), np.float32)
     for k, (s, c) in enumerate(zip(side, cell)):
-        units = s * CONTACT_SIDE + 4 * c + np.arange(4)
-        table[k] = x[k, units] @ w1[units]
-    return table.reshape(2, 25, 16, -1)
+        u = units(s, c)
+        table[k] = x[k, u] @ w1[u]
+    return table.reshape(2, cells, 16, -1)
+
+
+def _contact_units(side: int, point: int) -> np.ndarray:
+    """The contact encoder's four units of one point (the bar is point 24)."""
+    return side * CONTACT_SIDE + 4 * point + np.arange(4)
 
 
 @njit(cache=True, fastmath=True, nogil=True)

@@ -18,7 +18,7 @@ from numba import njit
 
 from bgzero.errors import ConfigError
 from bgzero.value.encode import TESAURO_SIDE
-from bgzero.value.frozen import layer_weights
+from bgzero.value.frozen import layer_weights, point_table
 from bgzero.value.netconfig import NetConfig
 
 PRUNE_ENCODER = "tesauro198"
@@ -42,7 +42,7 @@ class PruningNet:
         self.config = config
         (w1, b1), (w2, self._b2) = layer_weights(config, weights)
         self._b1 = b1 + w1[:, 2 * TESAURO_SIDE]  # the side-on-roll unit is always 1
-        self._table = _first_layer_table(w1.T)
+        self._table = point_table(PRUNE_ENCODER, np.ascontiguousarray(w1.T), _tesauro_units, cells=26)
         self._w2 = np.ascontiguousarray(w2.T)  # (H, 5)
 
     @classmethod
@@ -55,19 +55,11 @@ class PruningNet:
         return _equities(np.ascontiguousarray(boards, np.int8), self._table, self._b1, self._w2, self._b2)
 
 
-def _first_layer_table(w1: np.ndarray) -> np.ndarray:
-    """(2, 26, 16, H): the first layer's sum for side, cell (points, bar 24, off 25) and count
+def _tesauro_units(side: int, cell: int) -> np.ndarray:
+    """Tesauro's units for one cell: a point's four, the bar's one, the checkers off's one
     (the layout of :func:`bgzero.value.encode.tesauro198_kernel`)."""
-    n = np.arange(16, dtype=np.float32)[:, None]
-    units = np.hstack([n >= 1, n >= 2, n >= 3, np.where(n > 3, (n - 3) / 2, 0)]).astype(np.float32)  # (16, 4)
-    table = np.zeros((2, 26, 16, w1.shape[1]), np.float32)
-    for side in range(2):
-        base = side * TESAURO_SIDE
-        for p in range(24):
-            table[side, p] = units @ w1[base + 4 * p:base + 4 * p + 4]
-        table[side, 24] = (n / 2) * w1[base + 96]
-        table[side, _OFF] = (n / 15) * w1[base + 97]
-    return table
+    base = side * TESAURO_SIDE
+    return base + (4 * cell + np.arange(4) if cell < 24 else np.array([96 + cell - 24]))
 
 
 @njit(cache=True, inline="always")
