@@ -3,8 +3,8 @@
 Layered inside: :mod:`~bgzero.cube.state` (cube and match state, the rules, Match IDs),
 :mod:`~bgzero.cube.actions` (the action names and the choice among three equities),
 :mod:`~bgzero.cube.money` (Janowski's money equities), :mod:`~bgzero.cube.met` (the match
-equity table and match equities) and :mod:`~bgzero.cube.decision` (money or match) and :mod:`~bgzero.cube.cubeful` (values for a cubeful search). This
-package re-exports their public names, so callers write ``from bgzero.cube import ...``.
+equity table and match equities), :mod:`~bgzero.cube.decision` (money or match) and
+:mod:`~bgzero.cube.cubeful` (values for a cubeful search). This package re-exports their public names, so callers write ``from bgzero.cube import ...``.
 """
 
 from bgzero.cube.actions import (
@@ -21,13 +21,13 @@ from bgzero.cube.actions import (
     decide,
 )
 from bgzero.cube.cubeful import (
-                                 cube_values,
-                                 cubeful_value,
-                                 no_double_value,
-                                 normalised,
-                                 other_side,
-                                 pass_value,
-                                 proper_value,
+    cube_values,
+    cubeful_value,
+    no_double_value,
+    normalised,
+    other_side,
+    pass_value,
+    proper_value,
 )
 from bgzero.cube.decision import cube_decision, take_decision
 from bgzero.cube.met import (
