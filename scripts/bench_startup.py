@@ -20,9 +20,10 @@ The second table is a whole command: ``bgzero-hint position=4HPwATDgc/ABMA dice=
 the shipped ``strong`` agent (with and without scipy), next to the gnubg program's ``hint``
 on the same position and roll (``gnubg -t -q -r``, commands on stdin), with whether the
 command imported torch. ``--every-command`` adds each playing command's ``--help`` and a
-small real call (a server: until it is ready to serve). Commands run as ``python -m
-bgzero.cli.NAME`` from a temporary directory, so run the script with ``PYTHONPATH`` set to
-the checkout it measures.
+small real call (a server: until it is ready to serve). Commands run as their console
+scripts do (:mod:`bgzero.cli.launch`, which answers ``--help`` before importing the
+command), from a temporary directory, so run the script with ``PYTHONPATH`` set to the
+checkout it measures.
 
     python scripts/bench_startup.py --repeats 5 [--every-command]
 """
@@ -78,11 +79,12 @@ print(json.dumps({"import+moves": time.perf_counter() - t0, "results": n}))
 
 
 COMMAND = """
-import atexit, json, runpy, sys
+import atexit, json, sys
 sys.argv = {argv!r}
 atexit.register(lambda: print(json.dumps({{"torch": "torch" in sys.modules, "scipy": "scipy" in sys.modules}}),
                               file=sys.stderr))
-runpy.run_module({module!r}, run_name="__main__")
+from bgzero.cli.launch import {name} as main
+main()
 """
 
 POSITION, DICE = "4HPwATDgc/ABMA", "31"
@@ -101,11 +103,11 @@ EVERY = {  # command: (its arguments for a small real call, its stdin, the line 
 }
 
 
-def run_command(module: str, args: list[str], cwd: str, stdin: str | None = None, ready: str | None = None,
+def run_command(name: str, args: list[str], cwd: str, stdin: str | None = None, ready: str | None = None,
                 env: dict | None = None, prefix: str = "") -> tuple[float, dict]:
-    """Wall time of ``python -m module args`` from launch to exit (or to printing ``ready``, then
-    interrupted), and whether it imported torch and scipy."""
-    code = prefix + COMMAND.format(argv=[module, *args], module=module)
+    """Wall time of the console script ``bgzero-NAME args`` from launch to exit (or to printing
+    ``ready``, then interrupted), and whether it imported torch and scipy."""
+    code = prefix + COMMAND.format(argv=[f"bgzero-{name}", *args], name=name)
     start = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-c", code], cwd=cwd, env=env, text=True, stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
@@ -123,7 +125,7 @@ def run_command(module: str, args: list[str], cwd: str, stdin: str | None = None
         out = "".join(lines) + proc.communicate(timeout=60)[0]
     report = [line for line in out.splitlines() if line.startswith('{"torch"')]
     if not report:
-        raise SystemExit(f"bench_startup.py: {module} {' '.join(args)} failed: {out.strip()[-500:]}")
+        raise SystemExit(f"bench_startup.py: bgzero-{name} {' '.join(args)} failed: {out.strip()[-500:]}")
     return wall, json.loads(report[-1])
 
 
@@ -136,20 +138,20 @@ def run_gnubg(program: str) -> float:
 
 def command_rows(repeats: int, every: bool) -> None:
     """The second table: a hint as a command, bgzero's and gnubg's; with ``every``, each playing command too."""
-    rows = [("bgzero-hint, this environment", "bgzero.cli.hint", EVERY["hint"], ""),
-            ("bgzero-hint, without scipy", "bgzero.cli.hint", EVERY["hint"], NO_SCIPY)]
+    rows = [("bgzero-hint, this environment", "hint", EVERY["hint"], ""),
+            ("bgzero-hint, without scipy", "hint", EVERY["hint"], NO_SCIPY)]
     if every:
         for name, call in EVERY.items():
-            rows += [(f"bgzero-{name} --help", f"bgzero.cli.{name}", (["--help"], None, None), ""),
-                     (f"bgzero-{name} {' '.join(call[0])}", f"bgzero.cli.{name}", call, "")]
+            rows += [(f"bgzero-{name} --help", name, (["--help"], None, None), ""),
+                     (f"bgzero-{name} {' '.join(call[0])}", name, call, "")]
     gnubg = shutil.which("gnubg") or shutil.which("gnubg", path="/usr/games")
     best: dict[str, tuple[float, dict]] = {}
     with tempfile.TemporaryDirectory() as cwd:
         Path(cwd, "positions.txt").write_text(f"{POSITION} {DICE}\n{POSITION} 66\n")
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in [os.getcwd(), os.environ.get("PYTHONPATH")] if p))
         for _ in range(repeats):
-            for name, module, (args, stdin, ready), prefix in rows:
-                wall, report = run_command(module, args, cwd, stdin, ready, env, prefix)
+            for name, script, (args, stdin, ready), prefix in rows:
+                wall, report = run_command(script, args, cwd, stdin, ready, env, prefix)
                 if name not in best or wall < best[name][0]:
                     best[name] = (wall, report)
             if gnubg:

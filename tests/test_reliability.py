@@ -9,10 +9,10 @@ import torch
 
 from bgzero.arena.match import MatchRecord
 from bgzero.arena.matfile import parse_match, read_match
+from bgzero.cli.replay import main as replay_main
 from bgzero.engine.board import START
 from bgzero.engine.notation import parse_move
 from bgzero.errors import CheckpointError, IllegalMoveError
-from bgzero.ui.replay import main as replay_main
 from bgzero.ui.replay import show_match
 from bgzero.value.checkpoint import FORMAT, load_evaluator, save_checkpoint
 from bgzero.value.net import NetConfig, ValueNet

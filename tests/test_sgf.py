@@ -98,7 +98,7 @@ def test_match_command_saves_sgf_and_replay_reads_it(tmp_path, capsys):
 
     from bgzero import paths
     from bgzero.cli.match import run
-    from bgzero.ui.replay import main as replay_main
+    from bgzero.cli.replay import main as replay_main
 
     with initialize_config_dir(config_dir=str(paths.CONFIGS), version_base="1.3"):
         cfg = compose("match", overrides=["a=random:1", "b=pubeval", "length=3", "matches=2", "processes=1",

@@ -1,4 +1,5 @@
-"""Start-up: playing commands import no torch, and compose their config without Hydra.
+"""Start-up: playing commands import no torch, compose their config without Hydra, and every
+console script answers ``--help`` without importing the library.
 
 Importing torch costs seconds; only training (``bgzero-train``, ``bgzero-prune``, search
 fine-tuning) needs it. Each check runs in a fresh interpreter, as a command does.
@@ -8,6 +9,7 @@ import itertools
 import random
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -33,9 +35,23 @@ def test_a_playing_command_imports_no_torch(name):
 
 def test_a_hint_with_the_shipped_agent_imports_no_torch():
     done = _no_torch("sys = __import__('sys'); sys.argv = ['bgzero-hint', '4HPwATDgc/ABMA', '31']\n"
-                     "from bgzero.cli.hint import main\nmain()")
+                     "from bgzero.cli.launch import hint\nhint()")  # the console script's own path
     assert done.returncode == 0, done.stderr
     assert "8/5 6/5" in done.stdout
+
+
+SCRIPTS = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+
+
+@pytest.mark.parametrize("script", sorted(SCRIPTS))
+def test_every_console_script_answers_help_without_importing_the_library(script):
+    module, name = SCRIPTS[script].split(":")
+    code = (f"import sys\nsys.argv = [{script!r}, '--help']\nfrom {module} import {name}\n"
+            f"try:\n    {name}()\nexcept SystemExit as e:\n    assert not e.code, e.code\n"
+            "heavy = [m for m in ('numba', 'torch', 'hydra') if m in sys.modules]\nassert not heavy, heavy")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert script in done.stdout  # the help names its command
 
 
 def test_a_checkpoint_is_read_without_torch():

@@ -33,13 +33,18 @@ def config_help(config_name: str, prog: str) -> str:
             f"{body}\n\nHydra's flags also work: --cfg job prints the composed config, --info its sources.")
 
 
+def wants_help(args: list[str]) -> bool:
+    """Whether command-line ``args`` ask for ``--help`` (or ``-h``)."""
+    return any(arg in ("--help", "-h") for arg in args)
+
+
 def hydra_main(config_name: str, prog: str | None = None):
     """``hydra.main`` on ``configs/CONFIG_NAME.yaml``, with :func:`config_help` as ``--help``, and
     :func:`plain_compose` first: where it composes the config, Hydra is not run, nor imported."""
     def wrap(fn):
         @functools.wraps(fn)
         def main(*args, **kwargs):
-            if any(arg in ("--help", "-h") for arg in sys.argv[1:]):
+            if wants_help(sys.argv[1:]):
                 print(config_help(config_name, prog or f"bgzero-{config_name}"))
                 return None
             cfg = None if args or kwargs else plain_compose(config_name, sys.argv[1:])

@@ -2,16 +2,12 @@
 
 :func:`show_match` draws a :class:`~bgzero.arena.match.MatchRecord` action by action (a bot match
 just played, ``bgzero-match ... show=true``); :func:`replay_mat` does the same for a
-``.mat`` or ``.sgf`` file, read and checked by :mod:`bgzero.arena.matchfiles`. ``bgzero-replay FILE.mat
-pace=0.5`` is the command; ``pace=enter`` waits for Enter between actions instead.
+``.mat`` or ``.sgf`` file, read and checked by :mod:`bgzero.arena.matchfiles`; ``bgzero-replay``
+(:mod:`bgzero.cli.replay`) is the command.
 """
 
 from __future__ import annotations
 
-import argparse
-import math
-import os
-import sys
 import time
 from collections.abc import Callable
 from typing import TextIO
@@ -22,8 +18,7 @@ from bgzero.cube import PASS, TAKE, MatchState, after_take
 from bgzero.engine.board import START
 from bgzero.engine.game import game_results
 from bgzero.engine.notation import format_steps, parse_move
-from bgzero.errors import BgzeroError
-from bgzero.ui.render import ASCII, KINDS, UNICODE, BoardStyle, describe_score, player_view, render_board
+from bgzero.ui.render import KINDS, UNICODE, BoardStyle, describe_score, player_view, render_board
 
 
 def show_game(game: MatchGame, names, *, number: int = 1, length: int = 0, jacoby: bool = False,
@@ -97,45 +92,3 @@ def replay_mat(path, pace: float = 0.5, **kwargs) -> MatchRecord:
 
 def _verb(name: str, third: str, second: str) -> str:
     return second if name == "you" else third
-
-
-def main(argv: list[str] | None = None) -> None:
-    """``bgzero-replay FILE.mat|FILE.sgf [pace=0.5] [board=unicode|ascii] [colour=auto|true|false] [jacoby=false]``."""
-    parser = argparse.ArgumentParser(prog="bgzero-replay", description=main.__doc__)
-    parser.add_argument("file", help="a .mat or .sgf match file (gnubg's 'save match' or 'export match mat', bgzero-match, bgzero-play)")
-    parser.add_argument("settings", nargs="*", metavar="key=value",
-                        help="pace=SECONDS or pace=enter, board=unicode|ascii, colour=auto|true|false, jacoby=BOOL")
-    args = parser.parse_args(argv)
-    opts = {"pace": "0.5", "board": "unicode", "colour": "auto", "jacoby": "false"}
-    for item in args.settings:
-        key, eq, value = item.partition("=")
-        if not eq or key not in opts:
-            parser.error(f"{item!r}: expected one of {', '.join(k + '=...' for k in opts)}")
-        opts[key] = value.strip().lower()
-    if opts["board"] not in ("unicode", "ascii") or opts["colour"] not in ("auto", "true", "false"):
-        parser.error(f"board={opts['board']}, colour={opts['colour']}: board is unicode or ascii, "
-                     "colour auto, true or false")
-    if opts["pace"] == "enter":
-        pace, sleep = 0.0, lambda _: input("")
-    else:
-        try:
-            pace, sleep = float(opts["pace"]), time.sleep
-        except ValueError:
-            pace = math.nan
-        if not 0 <= pace <= 3600:  # also refuses nan and inf
-            parser.error(f"pace={opts['pace']}: seconds between actions (0 to 3600), or enter")
-    colour = sys.stdout.isatty() if opts["colour"] == "auto" else opts["colour"] == "true"
-    try:
-        replay_mat(args.file, pace, style=UNICODE if opts["board"] == "unicode" else ASCII, colour=colour,
-                   sleep=sleep, jacoby=opts["jacoby"] in ("true", "1", "yes"))
-    except BrokenPipeError:  # the reader went away (bgzero-replay FILE | head): stop quietly
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        raise SystemExit(1) from None
-    except (OSError, BgzeroError) as e:
-        raise SystemExit(f"bgzero-replay: {e}") from None
-    except (KeyboardInterrupt, EOFError):
-        raise SystemExit("") from None
-
-
-if __name__ == "__main__":
-    main()

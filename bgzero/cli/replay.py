@@ -1,0 +1,58 @@
+"""``bgzero-replay FILE.mat|FILE.sgf [pace=0.5] ...``: watch a match file action by action.
+
+``pace=enter`` waits for Enter between actions instead. The arguments are checked before
+the match machinery (:mod:`bgzero.ui.replay`) is imported, so ``--help`` and a mistyped
+setting answer at once.
+"""
+
+import argparse
+import math
+import os
+import sys
+import time
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``bgzero-replay FILE.mat|FILE.sgf [pace=0.5] [board=unicode|ascii] [colour=auto|true|false] [jacoby=false]``."""
+    parser = argparse.ArgumentParser(prog="bgzero-replay", description=main.__doc__)
+    parser.add_argument("file", help="a .mat or .sgf match file (gnubg's 'save match' or 'export match mat', bgzero-match, bgzero-play)")
+    parser.add_argument("settings", nargs="*", metavar="key=value",
+                        help="pace=SECONDS or pace=enter, board=unicode|ascii, colour=auto|true|false, jacoby=BOOL")
+    args = parser.parse_args(argv)
+    opts = {"pace": "0.5", "board": "unicode", "colour": "auto", "jacoby": "false"}
+    for item in args.settings:
+        key, eq, value = item.partition("=")
+        if not eq or key not in opts:
+            parser.error(f"{item!r}: expected one of {', '.join(k + '=...' for k in opts)}")
+        opts[key] = value.strip().lower()
+    if opts["board"] not in ("unicode", "ascii") or opts["colour"] not in ("auto", "true", "false"):
+        parser.error(f"board={opts['board']}, colour={opts['colour']}: board is unicode or ascii, "
+                     "colour auto, true or false")
+    if opts["pace"] == "enter":
+        pace, sleep = 0.0, lambda _: input("")
+    else:
+        try:
+            pace, sleep = float(opts["pace"]), time.sleep
+        except ValueError:
+            pace = math.nan
+        if not 0 <= pace <= 3600:  # also refuses nan and inf
+            parser.error(f"pace={opts['pace']}: seconds between actions (0 to 3600), or enter")
+    colour = sys.stdout.isatty() if opts["colour"] == "auto" else opts["colour"] == "true"
+    from bgzero.errors import BgzeroError
+    from bgzero.ui.render import ASCII, UNICODE
+    from bgzero.ui.replay import replay_mat
+
+    try:
+        replay_mat(args.file, pace, style=UNICODE if opts["board"] == "unicode" else ASCII, colour=colour,
+                   sleep=sleep, jacoby=opts["jacoby"] in ("true", "1", "yes"))
+    except BrokenPipeError:  # the reader went away (bgzero-replay FILE | head): stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        raise SystemExit(1) from None
+    except (OSError, BgzeroError) as e:
+        raise SystemExit(f"bgzero-replay: {e}") from None
+    except (KeyboardInterrupt, EOFError):
+        raise SystemExit("") from None
+
+
+if __name__ == "__main__":
+    main()
