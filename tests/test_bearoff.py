@@ -180,6 +180,10 @@ def test_bearoff_probs_rejects_contact_positions(db):
     board[1, 12] = 1
     with pytest.raises(InvalidPositionError, match="not a bear-off position"):
         bearoff_probs(board[None])
+    crowded = np.stack([home_board([2], [3])] * 3)
+    crowded[2, 0, 0] = 16  # more than 15 checkers
+    with pytest.raises(InvalidPositionError, match=r"board \(2,\) is not a bear-off position"):
+        bearoff_probs(crowded)
 
 
 def test_simple_races(db):

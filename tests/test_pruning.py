@@ -80,7 +80,10 @@ def test_pruning_kernel_equals_the_network():
     boards, _ = random_positions(500, seed=8)
     with torch.inference_mode():
         want = equity(net(torch.from_numpy(encode(boards, "tesauro198")))).numpy()
-    np.testing.assert_allclose(PruningNet.of(net).equities(boards), want, atol=1e-5)
+    pruner = PruningNet.of(net)
+    np.testing.assert_allclose(pruner.equities(boards), want, atol=1e-5)
+    rows = np.array([499, 3, 3, 250])  # any listed boards, in the order listed
+    np.testing.assert_array_equal(pruner.equities(boards, rows), pruner.equities(boards)[rows])
 
 
 def test_only_one_hidden_relu_layer_on_tesauro_inputs_can_prune():

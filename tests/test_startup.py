@@ -9,7 +9,7 @@ import itertools
 import random
 import subprocess
 import sys
-import tomllib
+from importlib.metadata import entry_points
 from pathlib import Path
 
 import pytest
@@ -40,7 +40,12 @@ def test_a_hint_with_the_shipped_agent_imports_no_torch():
     assert "8/5 6/5" in done.stdout
 
 
-SCRIPTS = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+SCRIPTS = {ep.name: ep.value for ep in entry_points(group="console_scripts") if ep.value.startswith("bgzero.")}
+"""The installed console scripts (``pyproject.toml``'s ``[project.scripts]``), as a user runs them."""
+
+
+def test_every_command_has_a_console_script():
+    assert len(SCRIPTS) == 12, sorted(SCRIPTS)
 
 
 @pytest.mark.parametrize("script", sorted(SCRIPTS))

@@ -94,8 +94,9 @@ def choose_replies(evaluator, moves, keep: int = PRUNE_KEEP, prune: bool = True)
         probs[other] = evaluator.probs(results[other], cls[other])
         score[other] = -equity(probs[other])
     if other.size < len(results):
-        inside = np.flatnonzero(contact) if other.size else slice(None)  # all contact, the usual case: no copies
-        score[inside] = -evaluator.pruner.equities(results[inside])
+        rows = np.flatnonzero(contact) if other.size else None  # None: all contact, the usual case
+        inside = slice(None) if rows is None else rows
+        score[inside] = -evaluator.pruner.equities(results, rows)
         rescore = np.flatnonzero(contact & segment_top_k(score, offsets, keep))
         score[inside] = -np.inf
         probs[rescore] = evaluator.contact_probs(results[rescore])

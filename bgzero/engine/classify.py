@@ -76,10 +76,12 @@ def _classes(boards):
 
 @njit(cache=True, inline="always")
 def _back_and_left(row):
-    """Column of the rearmost checker (-1 if none) and the number of checkers left."""
-    back, left = -1, 0
+    """Column of the rearmost checker (-1 if none) and the number of checkers left: a sum
+    without branches, then a search from the bar, where the rearmost checker usually is near."""
+    left = 0
     for c in range(25):
-        if row[c] > 0:
-            back = c
-            left += row[c]
+        left += row[c]
+    back = 24
+    while back >= 0 and row[back] == 0:
+        back -= 1
     return back, left

@@ -24,6 +24,7 @@ from bgzero.value.netconfig import NetConfig
 PRUNE_ENCODER = "tesauro198"
 PRUNE_INPUTS = 2 * TESAURO_SIDE + 2
 _OFF = 25  # the table's cell for the checkers borne off
+_ALL = np.full(1, -1, np.int64)  # rows: every board
 
 
 class PruningNet:
@@ -50,9 +51,11 @@ class PruningNet:
         """A pruning net from a torch :class:`~bgzero.value.net.ValueNet`, as its weights are now."""
         return cls(net.config, net.weights())
 
-    def equities(self, boards: np.ndarray) -> np.ndarray:
-        """(N,) float32 cubeless equities the net gives ``boards`` (N, 2, 25)."""
-        return _equities(np.ascontiguousarray(boards, np.int8), self._table, self._b1, self._w2, self._b2)
+    def equities(self, boards: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
+        """(N,) float32 cubeless equities the net gives ``boards`` (N, 2, 25), or (R,) those of
+        ``boards[rows]`` (read in place: search scores most of a batch, and a copy costs more)."""
+        rows = _ALL if rows is None else np.ascontiguousarray(rows, np.int64)
+        return _equities(np.ascontiguousarray(boards, np.int8), rows, self._table, self._b1, self._w2, self._b2)
 
 
 def _tesauro_units(side: int, cell: int) -> np.ndarray:
@@ -68,12 +71,15 @@ def _sigmoid(v):
 
 
 @njit(cache=True, fastmath=True, nogil=True)
-def _equities(boards, table, b1, w2, b2):
-    out = np.empty(boards.shape[0], np.float32)
+def _equities(boards, rows, table, b1, w2, b2):
+    """Each board's equity, or with ``rows`` (not ``_ALL``) each listed board's."""
+    every = rows.shape[0] == 1 and rows[0] < 0
+    n = boards.shape[0] if every else rows.shape[0]
+    out = np.empty(n, np.float32)
     h = np.empty(b1.shape[0], np.float32)
-    for k in range(boards.shape[0]):
-        _first_layer(boards, k, table, b1, h)
-        out[k] = _equity(h, w2, b2)
+    for i in range(n):
+        _first_layer(boards, i if every else rows[i], table, b1, h)
+        out[i] = _equity(h, w2, b2)
     return out
 
 

@@ -111,6 +111,20 @@ def _index_of(c):
     return idx
 
 
+@njit(cache=True, inline="always")
+def side_index(row):
+    """One side of a board, ``(25,)``: its database index, whether it has all 15 checkers, and
+    whether it is a bear-off side at all (every checker on points 1-6, at most 15)."""
+    left = 0
+    valid = True
+    for c in range(25):
+        n = row[c]
+        left += n
+        valid &= n >= 0 and (n == 0 or c < NUM_POINTS)
+    valid &= left <= NUM_CHECKERS
+    return (_index_of(row) if valid else 0), left == NUM_CHECKERS, valid
+
+
 @njit(cache=True)
 def single_moves(table):
     """``step[i, d-1, p]``: index after moving a checker from point ``p+1`` by ``d``; -1 if illegal.
@@ -400,22 +414,28 @@ def probs_from_counts(home, me, opp, db):
 
 @njit(cache=True)
 def _probs_kernel(off, first_off, me, opp, full_me, full_opp, out):
-    """The three sums of :func:`one_sided_probs`, each tail ``P(X >= n)`` accumulated from the
-    longest game down, so that no tail array is built (a rollout's bear-offs ask for thousands)."""
+    """:func:`one_sided_row` for each pair of indices."""
     for k in range(me.shape[0]):
-        a, b = me[k], opp[k]
-        win = gammon = lose_gammon = 0.0
-        opp_tail = opp_first_tail = my_first_tail = 0.0  # P(X >= n) of the opponent's rolls, first-off rolls, mine
-        for n in range(off.shape[1] - 1, -1, -1):
-            opp_tail += off[b, n]
-            opp_first_tail += first_off[b, n]
-            win += off[a, n] * opp_tail
-            gammon += off[a, n] * opp_first_tail
-            lose_gammon += off[b, n] * my_first_tail  # mine after m rolls: P(first off > m)
-            my_first_tail += first_off[a, n]
-        out[k, 0] = win
-        out[k, 1] = gammon if full_opp[k] else 0.0
-        out[k, 3] = lose_gammon if full_me[k] else 0.0
+        one_sided_row(off, first_off, me[k], opp[k], full_me[k], full_opp[k], out, k)
+
+
+@njit(cache=True, inline="always")
+def one_sided_row(off, first_off, a, b, full_me, full_opp, out, k):
+    """``out[k]``: the three sums of :func:`one_sided_probs` for indices ``a`` (on roll) and ``b``,
+    each tail ``P(X >= n)`` accumulated from the longest game down, so that no tail array is
+    built (a rollout's bear-offs ask for thousands)."""
+    win = gammon = lose_gammon = 0.0
+    opp_tail = opp_first_tail = my_first_tail = 0.0  # P(X >= n) of the opponent's rolls, first-off rolls, mine
+    for n in range(off.shape[1] - 1, -1, -1):
+        opp_tail += off[b, n]
+        opp_first_tail += first_off[b, n]
+        win += off[a, n] * opp_tail
+        gammon += off[a, n] * opp_first_tail
+        lose_gammon += off[b, n] * my_first_tail  # mine after m rolls: P(first off > m)
+        my_first_tail += first_off[a, n]
+    out[k, 0] = win
+    out[k, 1] = gammon if full_opp else 0.0
+    out[k, 3] = lose_gammon if full_me else 0.0
 
 
 def random_bearoff_boards(n: int, rng: np.random.Generator) -> np.ndarray:
