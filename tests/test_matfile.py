@@ -152,13 +152,13 @@ def test_gnubg_imports_full_names_and_a_money_session_without_jacoby(tmp_path):
     (lambda t: t.replace(" Game 2", " Game 7"), "expected ' Game 2'"),
     (lambda t: t.replace("alice : 0                      bob : 1", "alice : 1                      bob : 1"),
      "game 2 starts at (1, 1), but the games before end at (0, 1)"),
-    (lambda t: t.replace("Wins 1 point ", "Wins 3 points"), "'Wins 3 points', but the replay wins 1 point"),
+    (lambda t: t.replace("Wins 1 point ", "Wins 3 points"), "'Wins 3 points': the replay wins 1 point"),
     (lambda t: t.replace("24/18 18/15", "24/18 18/14"), "'63: 24/18 18/14'"),
     (lambda t: t.replace("24/18 18/15", "24-18 18/15"), "cannot read the step '24-18'"),
-    (lambda t: t.replace(" Takes", " Hello"), "'Hello' where the double must be taken or dropped"),
+    (lambda t: t.replace(" Takes", " Hello"), "'Hello': the double must be taken or dropped"),
     (lambda t: t.replace("  3) 44:", "  3) xx:"), "line 7 (game 1, left column): cannot read 'xx:'"),
     (lambda t: t.replace("  3) 44:                          Doubles => 2",
-                         "  3) 44:                          Doubles => 4"), "but the cube goes to 2"),
+                         "  3) 44:                          Doubles => 4"), "'Doubles => 4': the cube goes to 2"),
     (lambda t: t[:t.index("  4)  Drops")] + t[t.index(" Game 2"):], "game 1 ends without a winner"),
 ])
 def test_parse_errors_name_the_line_and_the_problem(edit, message):

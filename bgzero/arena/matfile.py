@@ -41,13 +41,14 @@ from pathlib import Path
 
 import numpy as np
 
-from bgzero.arena.match import DOUBLE, MOVE, PASSED, Action, MatchGame, MatchRecord
+from bgzero.arena.match import DOUBLE, MOVE, MatchGame, MatchRecord
+from bgzero.arena.transcript import GameReplay, RuleBroken
 from bgzero.atomic import atomic_write_text
-from bgzero.cube import PASS, TAKE, IllegalCubeActionError, MatchState, after_take, award, drop_points, points_for
+from bgzero.cube import PASS, TAKE, MatchState, award
 from bgzero.engine.board import START
 from bgzero.engine.game import game_results
 from bgzero.engine.notation import parse_move
-from bgzero.errors import BgzeroError, IllegalMoveError, InvalidDiceError, shown
+from bgzero.errors import BgzeroError, shown
 
 NAME_LENGTH = 31  # gnubg's MAX_NAME_LEN less its terminator: the importer keeps this much
 _LEFT = 27  # width of the left column's text; the right column starts at character 33
@@ -268,87 +269,46 @@ def _replay(lines: list[str], body: list[int], state: MatchState, k: int, last: 
 
     The ``last`` game may stop without a winner: an unfinished game (``winner`` ``None``).
     """
-    start, board = state, START
-    actions: list[Action] = []
-    on_roll = None  # known from the opening move on
-    end = None  # (winner, kind, cube, points, the points gnubg writes) once the game is over
+    replay = GameReplay(state)
     for n in body[1:]:
         for player, entry in zip((0, 1), _columns(lines[n])):
-            if not entry:
-                continue
-            where = f"line {n + 1} (game {k}, {'left' if player == 0 else 'right'} column)"
-            wins = _WINS.match(entry)
-            if wins:
-                if end is None:  # a resignation: the game is given up, and "Wins" names the winner's column
-                    end = _resignation(where, entry, int(wins[1]), player, state, actions)
-                if int(wins[1]) != end[4]:
-                    raise MatFormatError(f"{where}: {shown(entry)}, but the replay wins {_points(end[4])}")
-                continue
-            if end is not None:
-                raise MatFormatError(f"{where}: {shown(entry)} after the game is over")
-            doubled = actions[-1].player if actions and actions[-1].kind == DOUBLE else None
-            answer = entry.lower().split()[0] if entry.lower().startswith(("take", "drop", "pass")) else None
-            if (doubled is None) != (answer is None):
-                raise MatFormatError(f"{where}: {shown(entry)} " + (
-                    "does not answer a double" if doubled is None else "where the double must be taken or dropped"))
-            if answer:
-                if player == doubled:
-                    raise MatFormatError(f"{where}: player {player} answers their own double")
-                if answer.startswith("take"):
-                    actions.append(Action(player, TAKE))
-                    state, on_roll = after_take(state, doubled), doubled
-                else:
-                    actions.append(Action(player, PASS))
-                    cube = drop_points(state)
-                    end = (doubled, PASSED, cube, cube, cube)
-                continue
-            if on_roll not in (None, player):
-                raise MatFormatError(f"{where}: player {player} acts, but player {on_roll} is on roll")
-            roll, double = _ROLL.match(entry), _DOUBLE.match(entry)
-            if roll:
-                dice = (max(int(roll[1]), int(roll[2])), min(int(roll[1]), int(roll[2])))
-                steps = _steps(roll[3], where)
+            if entry:
+                where = f"line {n + 1} (game {k}, {'left' if player == 0 else 'right'} column)"
                 try:
-                    board = _play(board, dice, steps)
-                except (IllegalMoveError, InvalidDiceError) as e:
+                    _act(replay, player, entry, where)
+                except RuleBroken as e:
                     raise MatFormatError(f"{where}: {shown(entry)}: {e}") from None
-                actions.append(Action(player, MOVE, dice, steps))
-                on_roll = 1 - player
-                kind = abs(int(game_results(board)))
-                if kind:
-                    cube = state.cube.value
-                    end = (player, kind, cube, points_for(kind, cube, jacoby=state.jacoby_active), kind * cube)
-            elif double:
-                if not actions:
-                    raise MatFormatError(f"{where}: a double before the opening roll")
-                try:
-                    value = after_take(state, player).cube.value
-                except IllegalCubeActionError as e:
-                    raise MatFormatError(f"{where}: {e}") from None
-                if double[1] is not None and int(double[1]) != value:
-                    raise MatFormatError(f"{where}: {shown(entry)}, but the cube goes to {value}")
-                actions.append(Action(player, DOUBLE))
-                on_roll = player
-            else:
-                raise MatFormatError(f"{where}: cannot read {shown(entry)}: expected a roll 'DD: moves', "
-                                     "'Doubles => N', 'Takes', 'Drops' or 'Wins N points'")
-    if end is None and last:
-        return MatchGame(start.score, start.crawford, tuple(actions), None, 0, 0, 0)
-    if end is None:
+    if replay.end is None and not last:
         raise MatFormatError(f"line {body[-1] + 1}: game {k} ends without a winner (no bear-off or dropped double)")
-    winner, kind, cube, points, _, *resigned = end
-    return MatchGame(start.score, start.crawford, tuple(actions), winner, kind, cube, points, bool(resigned))
+    return replay.game()
 
 
-def _resignation(where: str, entry: str, written: int, winner: int, state: MatchState, actions) -> tuple:
-    """The end of a game given up: ``written`` is the value times the cube, as gnubg writes it."""
-    cube = state.cube.value
-    if actions and actions[-1].kind == DOUBLE:
-        raise MatFormatError(f"{where}: {entry!r} while a double waits for its answer")
-    if written % cube or written // cube not in (1, 2, 3):
-        raise MatFormatError(f"{where}: {entry!r} is no resignation at cube {cube} (1, 2 or 3 times the cube)")
-    kind = written // cube
-    return winner, kind, cube, points_for(kind, cube, jacoby=state.jacoby_active), written, "resigned"
+def _act(replay: GameReplay, player: int, entry: str, where: str) -> None:
+    """One column's entry (a roll and its play, a double, an answer, ``Wins``) played into ``replay``."""
+    wins = _WINS.match(entry)
+    if wins:
+        if replay.end is None:  # a resignation: the game is given up, and "Wins" names the winner's column
+            replay.resign(player, int(wins[1]))
+        if int(wins[1]) != replay.end.written:
+            raise RuleBroken(f"the replay wins {_points(replay.end.written)}")
+        return
+    lower = entry.lower()
+    if lower.startswith(("take", "drop", "pass")):
+        replay.answer(player, lower.startswith("take"))
+        return
+    roll, double = _ROLL.match(entry), _DOUBLE.match(entry)
+    if roll:
+        dice = (max(int(roll[1]), int(roll[2])), min(int(roll[1]), int(roll[2])))
+        replay.move(player, dice, _steps(roll[3], where))
+    elif double:
+        value = replay.double(player)
+        if double[1] is not None and int(double[1]) != value:
+            raise RuleBroken(f"the cube goes to {value}")
+    elif replay.doubler is not None:
+        raise RuleBroken("the double must be taken or dropped")
+    else:
+        raise MatFormatError(f"{where}: cannot read {shown(entry)}: expected a roll 'DD: moves', "
+                             "'Doubles => N', 'Takes', 'Drops' or 'Wins N points'")
 
 
 def _steps(text: str, where: str) -> tuple[tuple[int, int], ...]:

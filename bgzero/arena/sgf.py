@@ -11,9 +11,9 @@ W's points 1-24, ``y`` the bar and ``z`` off, all from W's side, so B's point ``
 letter of ``25 - p``. Other properties (gnubg's analysis ``A``, ``DA``, marks, comments) are
 skipped on reading. The last game may have no ``RE``: a game saved unfinished.
 
-:func:`parse_sgf` replays every game under the rules (legal plays, legal doubles, the
-scores adding up), so a file that reads is a match that was played; anything else is a
-:class:`SgfFormatError` naming the game and node.
+:func:`parse_sgf` replays every game under the rules (:mod:`bgzero.arena.transcript`: turns,
+legal plays, legal doubles; and the scores adding up), so a file that reads is a match that
+was played; anything else is a :class:`SgfFormatError` naming the game and node.
 """
 
 from __future__ import annotations
@@ -21,14 +21,12 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from bgzero.arena.match import DOUBLE, MOVE, PASSED, Action, MatchGame, MatchRecord
+from bgzero.arena.match import DOUBLE, MOVE, Action, MatchGame, MatchRecord
 from bgzero.arena.matfile import read_text
+from bgzero.arena.transcript import GameReplay, RuleBroken
 from bgzero.atomic import atomic_write_text
-from bgzero.cube import PASS, TAKE, IllegalCubeActionError, MatchState, after_take, award, drop_points, points_for
-from bgzero.engine.board import START
-from bgzero.engine.game import game_results
-from bgzero.engine.notation import parse_move
-from bgzero.errors import BgzeroError, IllegalMoveError, InvalidDiceError
+from bgzero.cube import PASS, TAKE, MatchState, award
+from bgzero.errors import BgzeroError
 
 COLOURS = "WB"  # players 0 and 1
 _LETTERS = "abcdefghijklmnopqrstuvwx"  # W's points 1-24
@@ -172,8 +170,9 @@ def _replay(k: int, nodes: list[dict], state: MatchState, result, last: bool) ->
     """Replay one game's action nodes from ``state``: its record, or the first rule it breaks.
 
     The ``last`` game may stop without a result: an unfinished game (``winner`` ``None``).
+    A resignation has no node: ``RE`` ends the game (``R``) where the nodes leave it open.
     """
-    start, board, actions, end = state, START, [], None
+    replay = GameReplay(state)
     for n, node in enumerate(nodes, 1):
         colour = next((c for c in COLOURS if c in node), None)
         if colour is None:
@@ -181,58 +180,38 @@ def _replay(k: int, nodes: list[dict], state: MatchState, result, last: bool) ->
                 raise SgfFormatError(f"game {k}, node {n}: set-up positions are not read, only matches played out")
             continue
         where = f"game {k}, node {n} ({colour}[{node[colour][0]}])"
-        if end is not None:
-            raise SgfFormatError(f"{where}: an action after the game is over")
         player, value = COLOURS.index(colour), node[colour][0].strip().lower()
-        doubled = actions[-1].player if actions and actions[-1].kind == DOUBLE else None
-        if value in ("take", "drop", "pass") or doubled is not None:
-            if doubled is None or value not in ("take", "drop", "pass") or player == doubled:
-                raise SgfFormatError(f"{where}: " + ("a double must be answered by the other player with take or drop"
-                                                     if doubled is not None else "no double to answer"))
-            if value == "take":
-                actions.append(Action(player, TAKE))
-                state = after_take(state, doubled)
-            else:
-                actions.append(Action(player, PASS))
-                cube = drop_points(state)
-                end = (doubled, PASSED, cube, cube)
-            continue
-        if value == "double":
-            try:
-                after_take(state, player)
-            except IllegalCubeActionError as e:
-                raise SgfFormatError(f"{where}: {e}") from None
-            actions.append(Action(player, DOUBLE))
-            continue
+        try:
+            _act(replay, player, value, where)
+        except RuleBroken as e:
+            raise SgfFormatError(f"{where}: {e}") from None
+    end = replay.end
+    if end is None and result is None and last:
+        return replay.game()
+    if end is None:
+        if result is None or not result[2]:
+            raise SgfFormatError(f"game {k} ends without a winner (no bear-off, dropped double or resignation)")
+        try:
+            replay.resign(result[0], result[1])
+        except RuleBroken as e:
+            raise SgfFormatError(f"game {k}: RE[{COLOURS[result[0]]}+{result[1]}R]: {e}") from None
+    elif result is not None and (result[0], result[1]) != (end.winner, end.points):
+        raise SgfFormatError(f"game {k}: RE says {COLOURS[result[0]]}+{result[1]}, but the replay gives "
+                             f"{COLOURS[end.winner]}+{end.points}")
+    return replay.game()
+
+
+def _act(replay: GameReplay, player: int, value: str, where: str) -> None:
+    """One action node's value (``52mhxv``, ``double``, ``take``, ``drop``) played into ``replay``."""
+    if value in ("take", "drop", "pass"):
+        replay.answer(player, value == "take")
+    elif value == "double":
+        replay.double(player)
+    else:
         found = _MOVE.match(value)
         if not found or len(found[3]) % 2 or any(ch not in _LETTERS + _BAR + _OFF for ch in found[3]):
             raise SgfFormatError(f"{where}: expected dice and letter pairs (like 52mhxv), double, take or drop")
         dice = (max(int(found[1]), int(found[2])), min(int(found[1]), int(found[2])))
         hops = found[3]
-        steps = tuple(sorted(((letter_point(player, hops[i]), letter_point(player, hops[i + 1]))
-                              for i in range(0, len(hops), 2)), reverse=True))
-        try:
-            board = parse_move(board, dice, " ".join(f"{s}/{d}" for s, d in steps))
-        except (IllegalMoveError, InvalidDiceError) as e:
-            raise SgfFormatError(f"{where}: {e}") from None
-        actions.append(Action(player, MOVE, dice, steps))
-        kind = abs(int(game_results(board)))
-        if kind:
-            cube = state.cube.value
-            end = (player, kind, cube, points_for(kind, cube, jacoby=state.jacoby_active))
-    resigned = False
-    if end is None and result is None and last:
-        return MatchGame(start.score, start.crawford, tuple(actions), None, 0, 0, 0)
-    if end is None:
-        if result is None or not result[2]:
-            raise SgfFormatError(f"game {k} ends without a winner (no bear-off, dropped double or resignation)")
-        winner, written, resigned = result
-        cube = state.cube.value
-        if written % cube or written // cube not in (1, 2, 3):
-            raise SgfFormatError(f"game {k}: RE[{COLOURS[winner]}+{written}R] is no resignation at cube {cube}")
-        end = (winner, written // cube, cube, points_for(written // cube, cube, jacoby=state.jacoby_active))
-    elif result is not None and (result[0], result[1]) != (end[0], end[3]):
-        raise SgfFormatError(f"game {k}: RE says {COLOURS[result[0]]}+{result[1]}, but the replay gives "
-                             f"{COLOURS[end[0]]}+{end[3]}")
-    winner, kind, cube, points = end
-    return MatchGame(start.score, start.crawford, tuple(actions), winner, kind, cube, points, resigned)
+        replay.move(player, dice, tuple(sorted(((letter_point(player, hops[i]), letter_point(player, hops[i + 1]))
+                                                for i in range(0, len(hops), 2)), reverse=True)))
