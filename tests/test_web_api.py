@@ -139,6 +139,9 @@ def test_resign_and_sessions_are_bounded(client):
         game = client.post(f"/api/game/{ids[3]}", json={"action": "move", "move": game["legal"][0]["move"]}).json()
     game = client.post(f"/api/game/{ids[3]}", json={"action": "resign", "level": 3}).json()  # random takes anything
     assert game["score"][1] == 3 and game["awaiting"] == OVER
+    for fmt, parse in (("sgf", parse_sgf), ("mat", parse_match)):  # the resigned game saves as one, and loads
+        saved = parse(client.get(f"/api/game/{ids[3]}/{fmt}").text)
+        assert saved.games[0].resigned and saved.score == (0, 3), fmt
 
 
 def test_watch_and_an_upload_analysed(client):

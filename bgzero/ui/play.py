@@ -116,9 +116,15 @@ class GameOver(Exception):
     Raised by a person-against-bot game, here and in the web app, from wherever the game ends.
     """
 
-    def __init__(self, winner: int, kind: int, cube: int, points: int, how: str):
+    def __init__(self, winner: int, kind: int, cube: int, points: int, how: str, resigned: bool = False):
         super().__init__(how)
         self.winner, self.kind, self.cube, self.points, self.how = winner, kind, cube, points, how
+        self.resigned = resigned
+
+    def record(self, start: MatchState, actions) -> MatchGame:
+        """The finished game's record: it began at ``start`` and went through ``actions``."""
+        return MatchGame(start.score, start.crawford, tuple(actions), self.winner, self.kind, self.cube, self.points,
+                         self.resigned)
 
 
 class _Quit(Exception):
@@ -269,8 +275,7 @@ class PlaySession:
                 (self.human_move if self.player == 0 else self.bot_move)()
                 self.player, self.dice = 1 - self.player, None
         except GameOver as end:
-            self.records.append(MatchGame(self.start.score, self.start.crawford, tuple(self.actions),
-                                           end.winner, end.kind, end.cube, end.points, end.how.endswith("resigned")))
+            self.records.append(end.record(self.start, self.actions))
             self.state = award(self.state, end.winner, end.points)
             self.playing = False
             who = "You win" if end.winner == 0 else f"{self.names[1]} wins"
@@ -403,7 +408,7 @@ class PlaySession:
         if not self.accepts(level):
             self.say(f"{self.names[1]} declines your resignation of a {KINDS[level]}.")
             return
-        raise GameOver(1, level, cube, points, f"{KINDS[level]}, resigned")
+        raise GameOver(1, level, cube, points, f"{KINDS[level]}, resigned", resigned=True)
 
     def accepts(self, level: int) -> bool:
         """The bot's answer to a resignation of ``level`` (see :func:`accepts_resignation`)."""

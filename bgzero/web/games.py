@@ -164,7 +164,7 @@ class WebGame:
             return
         cube = self.state.cube.value
         raise GameOver(1, level, cube, points_for(level, cube, jacoby=self.state.jacoby_active),
-                        f"{KINDS[level]}, resigned")
+                       f"{KINDS[level]}, resigned", resigned=True)
 
     def _next(self) -> None:
         self._need(NEXT, "start the next game")
@@ -233,8 +233,7 @@ class WebGame:
         self.state = after_take(self.state, doubler)
 
     def _end(self, end: GameOver) -> None:
-        self.records.append(MatchGame(self.start.score, self.start.crawford, tuple(self.actions),
-                                       end.winner, end.kind, end.cube, end.points))
+        self.records.append(end.record(self.start, self.actions))
         self.state = award(self.state, end.winner, end.points)
         self.dice = None
         who = "You win" if end.winner == 0 else f"{self.names[1]} wins"
