@@ -11,6 +11,8 @@ import os
 import sys
 import time
 
+from bgzero.errors import BgzeroError
+
 
 def main(argv: list[str] | None = None) -> None:
     """``bgzero-replay FILE.mat|FILE.sgf [pace=0.5] [board=unicode|ascii] [colour=auto|true|false] [jacoby=false]``."""
@@ -38,7 +40,6 @@ def main(argv: list[str] | None = None) -> None:
         if not 0 <= pace <= 3600:  # also refuses nan and inf
             parser.error(f"pace={opts['pace']}: seconds between actions (0 to 3600), or enter")
     colour = sys.stdout.isatty() if opts["colour"] == "auto" else opts["colour"] == "true"
-    from bgzero.errors import BgzeroError
     from bgzero.ui.render import ASCII, UNICODE
     from bgzero.ui.replay import replay_mat
 

@@ -24,7 +24,7 @@ from bgzero.value.netconfig import NetConfig
 PRUNE_ENCODER = "tesauro198"
 PRUNE_INPUTS = 2 * TESAURO_SIDE + 2
 _OFF = 25  # the table's cell for the checkers borne off
-_ALL = np.full(1, -1, np.int64)  # rows: every board
+_NO_ROWS = np.zeros(0, np.int64)
 
 
 class PruningNet:
@@ -54,8 +54,8 @@ class PruningNet:
     def equities(self, boards: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
         """(N,) float32 cubeless equities the net gives ``boards`` (N, 2, 25), or (R,) those of
         ``boards[rows]`` (read in place: search scores most of a batch, and a copy costs more)."""
-        rows = _ALL if rows is None else np.ascontiguousarray(rows, np.int64)
-        return _equities(np.ascontiguousarray(boards, np.int8), rows, self._table, self._b1, self._w2, self._b2)
+        every, rows = rows is None, _NO_ROWS if rows is None else np.ascontiguousarray(rows, np.int64)
+        return _equities(np.ascontiguousarray(boards, np.int8), every, rows, self._table, self._b1, self._w2, self._b2)
 
 
 def _tesauro_units(side: int, cell: int) -> np.ndarray:
@@ -71,9 +71,8 @@ def _sigmoid(v):
 
 
 @njit(cache=True, fastmath=True, nogil=True)
-def _equities(boards, rows, table, b1, w2, b2):
-    """Each board's equity, or with ``rows`` (not ``_ALL``) each listed board's."""
-    every = rows.shape[0] == 1 and rows[0] < 0
+def _equities(boards, every, rows, table, b1, w2, b2):
+    """Each board's equity (``every``), or each listed in ``rows``."""
     n = boards.shape[0] if every else rows.shape[0]
     out = np.empty(n, np.float32)
     h = np.empty(b1.shape[0], np.float32)
