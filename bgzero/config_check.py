@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import tempfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -88,12 +89,15 @@ def choice(*options, null: bool = False, fold_case: bool = False) -> Rule:
     """One of ``options`` (compared case-insensitively with ``fold_case``)."""
     wanted = "one of " + ", ".join(str(o) for o in options) + (", or null" if null else "")
 
+    def same(value, option) -> bool:  # True is no 1, and 1 no True: the types must match too
+        if fold_case and isinstance(value, str) and isinstance(option, str):
+            return value.lower() == option.lower()
+        return type(value) is type(option) and value == option
+
     def rule(key, value):
         if null and value is None:
             return
-        seen = value.lower() if fold_case and isinstance(value, str) else value
-        if isinstance(value, bool) or not any(seen == (o.lower() if fold_case and isinstance(o, str) else o)
-                                              and type(seen) is type(o) for o in options):
+        if not any(same(value, o) for o in options):
             _fail(key, value, wanted)
     return rule
 
@@ -158,14 +162,18 @@ def check_output_file(key: str, path) -> Path:
 
 
 def _writable(key: str, directory: Path) -> None:
-    """The nearest existing ancestor of ``directory`` must be a directory this user may write into."""
+    """The nearest existing ancestor of ``directory`` must be a directory this user can write
+    into: tried by making (and removing) an empty folder there, since permission bits do not
+    tell (root passes them all, and /proc or a read-only mount still refuses)."""
     probe = directory.absolute()
     while not probe.exists():
         probe = probe.parent
     if not probe.is_dir():
         raise ConfigError(f"{key}: cannot write under {directory}: {probe} is a file, not a directory")
-    if not os.access(probe, os.W_OK | os.X_OK):
-        raise ConfigError(f"{key}: cannot write under {directory}: {probe} is not writable")
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=".bgzero-probe-", dir=probe))
+    except OSError as e:
+        raise ConfigError(f"{key}: cannot write under {directory}: {probe} refuses new files ({e.strerror})") from None
 
 
 def count_of_processes(key: str, value) -> int:
@@ -213,6 +221,11 @@ ANALYZE = {"input": text(null=True), "output": output_file(null=True), "agent": 
            "html": output_file(null=True), "player": text(null=True), "jacoby": flag(), "progress": flag(),
            "rollout": whole(1, null=True), "rollout_worst": whole(1), "rollout_seed": SEED}
 HINT = {"agent": AGENT, "rollout": whole(1, null=True), "rollout_top": whole(1), "rollout_seed": SEED}
+ROLLOUT = {"top": whole(1), "agent": AGENT, "judge": text(null=True), "trials": whole(1), "truncate": whole(1, null=True),
+           "cubeful": flag(), "vr": flag(), "seed": SEED, "se": number(above=0, null=True),
+           "seconds": number(above=0, null=True), "processes": whole(1), "backend": choice("local", "ray"),
+           "ray_address": text(null=True), "batch": whole(1), "prune": flag(), "database": flag(),
+           "output": output_file(null=True), "progress": flag()}
 PRUNE = {"checkpoint": text(null=True), "out": output_file(null=True), "positions": whole(1), "hidden": whole(1),
          "seed": SEED}
 LEAGUE = {"run": text(), "limit": whole(1), "games_vs_pubeval": whole(1), "games_per_pair": whole(1), "ply": PLY,

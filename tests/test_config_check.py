@@ -13,6 +13,7 @@ from bgzero.cli import eval as eval_cli
 from bgzero.cli import match as match_cli
 from bgzero.cli import play as play_cli
 from bgzero.cli import serve as serve_cli
+from bgzero.config_check import PLAY, check
 from bgzero.errors import ConfigError, OutputError
 from bgzero.learn.run_lock import RunLock, RunLockedError
 from bgzero.learn.train import train
@@ -65,6 +66,21 @@ def test_output_paths_are_checked_before_the_work(tmp_path):
     (tmp_path / "in.txt").write_text("4HPwATDgc/ABMA 31\n")
     with pytest.raises(ConfigError, match="is a directory"):
         analyze.run(_cfg("analyze", f"input={tmp_path / 'in.txt'}", f"output={tmp_path}"))
+
+
+def test_options_whose_choices_include_true_and_false_take_them():
+    for colour in ("auto", True, False):
+        check(_cfg("play", f"colour={str(colour).lower()}"), PLAY)
+    with pytest.raises(ConfigError, match="colour='maybe'"):
+        check(_cfg("play", "colour=maybe"), PLAY)
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs Linux's /proc, which refuses new files even to root")
+def test_an_output_folder_that_cannot_be_made_is_refused_before_the_work():
+    with pytest.raises(ConfigError, match="cannot write under /proc/bgzero-out"):
+        eval_cli.run(_cfg("evaluate", "a=pubeval", "b=random", "games=100000000", "out=/proc/bgzero-out"))
+    with pytest.raises(ConfigError, match="cannot write under /proc"):
+        analyze.run(_cfg("analyze", "match=whatever.mat", "html=/proc/bgzero.html"))
 
 
 def test_atomic_write_to_a_directory_is_a_one_line_error(tmp_path):

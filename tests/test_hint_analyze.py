@@ -181,6 +181,18 @@ def test_analyze_skips_bad_lines(checkpoint, tmp_path, capsys):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["moves.jsonl", "positions.txt"]
 
 
+def test_analyze_lines_take_an_xgids_roll_and_refuse_a_match_score(checkpoint, tmp_path):
+    path = tmp_path / "ids.txt"
+    path.write_text("XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:0:10\n"  # money, 31 to play
+                    "vNsGAApwGwDgPQ:MIEkAAAAAAAE 11\n")  # double match point: not cubeless money
+    out = tmp_path / "ids.jsonl"
+    assert analyze.run(_cfg("analyze", f"input={path}", f"output={out}", f"agent={checkpoint}")) == {
+        "output": str(out), "positions": 1, "errors": 1}
+    xgid, dmp = (json.loads(line) for line in out.read_text().splitlines())
+    assert xgid["dice"] == [3, 1] and xgid["position"].startswith("XGID=")
+    assert "gives a match score or a cube" in dmp["error"] and "bgzero-hint" in dmp["error"]
+
+
 def test_analyze_stop_leaves_no_output(checkpoint, tmp_path):
     out = tmp_path / "moves.jsonl"
     cfg = _cfg("analyze", f"input={_positions(tmp_path)}", f"output={out}", f"agent={checkpoint}", "on_error=stop",

@@ -133,6 +133,14 @@ def test_end_of_input_and_quit_end_the_session_cleanly():
     assert "resign [s|g|b]" in out.getvalue() and "Session ended." in out.getvalue()
 
 
+def test_saving_before_any_play_writes_no_file(tmp_path):
+    out = io.StringIO()
+    bot = make_agent("random:1")
+    session = PlaySession(bot, seed=1, stdin=io.StringIO(""), stdout=out)
+    session.save(str(tmp_path / "early.mat"))  # no game has started: nothing a reader could load
+    assert "Nothing to save yet" in out.getvalue() and not list(tmp_path.iterdir())
+
+
 def test_resignation_is_accepted_only_at_what_the_bot_can_still_win():
     # at your second turn you have borne off nothing and still have a checker in the bot's home
     human = ScriptedHuman([FIRST, "", "resign", "resign g", "resign backgammon"])

@@ -204,8 +204,20 @@ def test_cli_writes_the_json(tmp_path):
     assert "8/5 6/5" in report(doc)
 
 
+def test_cli_takes_the_match_a_position_text_carries():
+    plain = ["trials=36", "truncate=2", "progress=false", "cubeful=true", f"agent={REFERENCE}"]
+    by_option = run(_cfg("position=4HPwATDgc/ABMA", "match=MAHgACAAIAAE", *plain))
+    combined = run(_cfg("position='4HPwATDgc/ABMA:MAHgACAAIAAE'", *plain))
+    assert combined["match"] == by_option["match"] == "MAHgACAAIAAE"
+    assert combined["cubeful_equity"] == by_option["cubeful_equity"]  # the 7-point match at 2-4, not money
+    xgid = run(_cfg("position='XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:0:10'", "top=2", *plain))
+    assert xgid["position"] == "4HPwATDgc/ABMA" and xgid["moves"][0]["move"] == "8/5 6/5"  # the XGID's roll
+
+
 @pytest.mark.parametrize("override,message", [("position=nonsense", "Position ID"), ("trials=x", "trials"),
-                                              ("top=0", "top"), ("agent=pubeval", "judge")])
+                                              ("top=0", "top"), ("agent=pubeval", "judge"),
+                                              ("cubeful=no", "cubeful='no' is not allowed: true or false"),
+                                              ("vr=maybe", "vr"), ("progress=1", "progress")])
 def test_cli_refuses_bad_input(override, message):
     cfg = _cfg("position=4HPwATDgc/ABMA", "progress=false", override)
     with pytest.raises((ConfigError, ValueError), match=message):

@@ -16,7 +16,7 @@ import pytest
 from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf
 
-from bgzero.cli import CONFIGS, parse_override, plain_compose
+from bgzero.cli import CONFIGS, parse_override, plain_compose, quoted_xgids
 
 ROOT = Path(__file__).resolve().parents[1]
 PLAYING = ["analyze", "eval", "hint", "match", "play", "rollout", "serve", "web"]
@@ -42,6 +42,13 @@ def test_a_hint_with_the_shipped_agent_imports_no_torch():
 
 SCRIPTS = {ep.name: ep.value for ep in entry_points(group="console_scripts") if ep.value.startswith("bgzero.")}
 """The installed console scripts (``pyproject.toml``'s ``[project.scripts]``), as a user runs them."""
+
+
+def test_an_xgid_with_its_prefix_is_quoted_for_hydra():
+    xgid = "XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:0:10"
+    assert quoted_xgids(["bgzero-hint", f"position={xgid}", "dice=31"]) == [
+        "bgzero-hint", f"position='{xgid}'", "dice=31"]
+    assert parse_override(quoted_xgids([f"position={xgid}"])[0]) == ("position", xgid)
 
 
 def test_every_command_has_a_console_script():

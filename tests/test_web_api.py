@@ -131,6 +131,18 @@ def test_a_whole_match_over_http_and_its_mat_file(client):
     assert "bgzero.sgf" in sgf.headers["content-disposition"] and parse_sgf(sgf.text).games == record.games
 
 
+def test_a_saved_web_match_holds_the_game_in_progress(client):
+    sid = client.post("/api/game", json={"agent": "pubeval", "length": 3, "seed": 11}).json()["id"]
+    game = client.get(f"/api/game/{sid}").json()
+    if not game["log"][1:]:  # the person opens: nothing has been played yet, and nothing saves
+        refused = client.get(f"/api/game/{sid}/mat")
+        assert refused.status_code == 400 and "nothing to save yet" in refused.json()["error"]
+        game = client.post(f"/api/game/{sid}", json={"action": "move", "move": game["legal"][0]["move"]}).json()
+    for fmt, parse in (("sgf", parse_sgf), ("mat", parse_match)):
+        saved = parse(client.get(f"/api/game/{sid}/{fmt}").text)
+        assert not saved.games and saved.unfinished is not None and saved.unfinished.actions, fmt
+
+
 def test_resign_and_sessions_are_bounded(client):
     ids = [client.post("/api/game", json={"agent": "random", "length": 3, "seed": s}).json()["id"] for s in range(4)]
     assert client.get(f"/api/game/{ids[0]}").status_code == 404  # 3 sessions held: the oldest was dropped

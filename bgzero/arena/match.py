@@ -61,7 +61,7 @@ class MatchGame:
     cube value it was won at (for a pass, the value before the refused double); ``points``
     what the winner scored (gammons single under an active Jacoby rule; not capped at the
     match length). ``resigned``: the loser gave up a ``kind`` game before it was over (games
-    read from gnubg's files; bgzero's own agents play every game out). A game left
+    read from gnubg's files, or given up by a person in bgzero-play or bgzero-web). A game left
     unfinished (:attr:`MatchRecord.unfinished`) has ``winner`` ``None`` and 0 for the rest.
     """
 
@@ -73,6 +73,11 @@ class MatchGame:
     cube: int
     points: int
     resigned: bool = False
+
+    @classmethod
+    def in_progress(cls, start: MatchState, actions) -> MatchGame:
+        """A game saved unfinished: begun at ``start``, ``actions`` so far, no result."""
+        return cls(start.score, start.crawford, tuple(actions), None, 0, 0, 0)
 
 
 @dataclass(frozen=True)

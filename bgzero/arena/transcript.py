@@ -113,7 +113,7 @@ class GameReplay:
         """The game as replayed so far: finished where it has ended, else unfinished (``winner`` None)."""
         start, end = self.start, self.end
         if end is None:
-            return MatchGame(start.score, start.crawford, tuple(self.actions), None, 0, 0, 0)
+            return MatchGame.in_progress(start, self.actions)
         return MatchGame(start.score, start.crawford, tuple(self.actions), end.winner, end.kind, end.cube, end.points,
                          end.resigned)
 

@@ -47,6 +47,7 @@ def hydra_main(config_name: str, prog: str | None = None):
             if wants_help(sys.argv[1:]):
                 print(config_help(config_name, prog or f"bgzero-{config_name}"))
                 return None
+            sys.argv = quoted_xgids(sys.argv)
             cfg = None if args or kwargs else plain_compose(config_name, sys.argv[1:])
             if cfg is not None:
                 return fn(cfg)
@@ -151,6 +152,13 @@ def one_line_errors(prog: str):
 
 
 _OVERRIDE = re.compile(r"[+~]*[A-Za-z_][\w.]*=")
+_XGID_VALUE = re.compile(r"([A-Za-z_][\w.]*)=(XGID=[^'\"]*)", re.IGNORECASE)
+
+
+def quoted_xgids(argv: list[str]) -> list[str]:
+    """``position=XGID=...`` as ``position='XGID=...'``: an XGID is written with its ``XGID=``,
+    whose ``=`` Hydra's grammar takes only inside quotes."""
+    return [f"{m[1]}='{m[2]}'" if (m := _XGID_VALUE.fullmatch(arg)) else arg for arg in argv]
 
 
 def positional_args(argv: list[str], names: tuple[str, ...]) -> list[str]:

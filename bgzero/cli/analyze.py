@@ -16,13 +16,13 @@ import numpy as np
 from omegaconf import DictConfig
 from tqdm import tqdm
 
-from bgzero.arena.analysis import best_moves, evaluator_from_spec, parse_dice, read_position
+from bgzero.arena.analysis import best_moves, evaluator_from_spec, parse_dice, read_position_and_match
 from bgzero.arena.match_analysis import analyse_match, format_rollouts, format_summary, merge_analyses, rollout_worst
 from bgzero.arena.matchfiles import SUFFIXES, check_suffix, read_match_file
 from bgzero.atomic import atomic_write, atomic_write_text
 from bgzero.cli import hydra_main, one_line_errors, positional_args
 from bgzero.config_check import ANALYZE, check, check_output_file
-from bgzero.errors import BgzeroError, ConfigError, InvalidDiceError
+from bgzero.errors import BgzeroError, ConfigError, InvalidDiceError, InvalidPositionError
 
 EXAMPLE = "'4HPwATDgc/ABMA 31'"
 
@@ -80,10 +80,13 @@ def _entries(lines: Iterable[str], *, stop: bool, out: Path) -> Iterator[Entry]:
         if not fields:
             continue
         try:
-            board = read_position(fields[0])
-            if len(fields) == 1:
+            board, info = read_position_and_match(fields[0])
+            if info is not None and (info.match_length or info.cube_value > 1 or info.cube_owner != -1):
+                raise InvalidPositionError(f"{fields[0]} gives a match score or a cube: input= lines are analysed "
+                                           "cubeless, for money; bgzero-hint POSITION:MATCH DICE plays for the score")
+            if len(fields) == 1 and (info is None or info.dice == (0, 0)):
                 raise InvalidDiceError(f"no dice after the Position ID; write 'POSITION-ID DICE', e.g. {EXAMPLE}")
-            dice = parse_dice(" ".join(fields[1:]))
+            dice = parse_dice(" ".join(fields[1:])) if len(fields) > 1 else info.dice
         except BgzeroError as e:
             if stop:
                 raise BadLineError(f"line {number}: {e}; fix the line, or pass on_error=skip to carry on"

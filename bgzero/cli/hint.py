@@ -20,7 +20,7 @@ from bgzero.arena.analysis import (
 from bgzero.cli import hydra_main, one_line_errors, positional_args
 from bgzero.config_check import HINT, check
 from bgzero.cube import DOUBLE_BEAVER, DOUBLE_PASS, DOUBLE_TAKE, TOO_GOOD, emg_to_mwc, from_match_info
-from bgzero.engine.ids import board_from_position_id, match_id
+from bgzero.engine.ids import board_from_position_id, match_id, position_id
 from bgzero.errors import ConfigError
 
 _PROBS_HEADER = "  win    w g   w bg   lose    l g   l bg"
@@ -38,7 +38,7 @@ def run(cfg: DictConfig) -> str:
         dice = info.dice  # the Match ID records a roll: hint that roll's moves, as gnubg does
     evaluator, ply = evaluator_from_spec(cfg.agent)
     trials = cfg.get("rollout")
-    lines = [f"Position ID {cfg.position}" + (f", Match ID {match_id(info)}: {_describe_match(info)}" if info else "")]
+    lines = [f"Position ID {position_id(board)}" + (f", Match ID {match_id(info)}: {_describe_match(info)}" if info else "")]
     if dice is not None:
         state = from_match_info(info) if info is not None else None
         player = info.dice_owner if info is not None else 0
@@ -142,7 +142,7 @@ def _describe_match(info) -> str:
     cube = f"cube {info.cube_value} {owner}, player {info.dice_owner} on roll"
     n, score = info.match_length, info.score
     if not n:
-        return f"money game, {cube}"
+        return f"money game{' with the Jacoby rule' if info.jacoby else ''}, {cube}"
     state = from_match_info(info)
     crawford = (", Crawford game" if state.crawford else ", double match point" if state.away(0) == state.away(1) == 1
                 else ", post-Crawford" if state.post_crawford else "")

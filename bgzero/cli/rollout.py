@@ -4,10 +4,12 @@ import json
 
 from omegaconf import DictConfig
 
-from bgzero.arena.analysis import parse_dice, read_match, read_position
+from bgzero.arena.analysis import parse_dice, read_match, read_position_and_match
 from bgzero.atomic import atomic_write_text
 from bgzero.cli import hydra_main, one_line_errors
+from bgzero.config_check import ROLLOUT, check
 from bgzero.cube import MatchState, from_match_info
+from bgzero.engine.ids import match_id, position_id
 from bgzero.errors import ConfigError
 from bgzero.rollout import PlayerSpec, RolloutSettings, rollout_document
 
@@ -16,28 +18,20 @@ _HEADER = "  win    w g   w bg   lose    l g   l bg"
 
 def settings_from(cfg: DictConfig) -> RolloutSettings:
     """The rollout settings of a config, checked."""
-    def whole(name):
-        value = cfg[name]
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
-            raise ConfigError(f"{name}={value!r} must be a whole number")
-        return value
-
-    return RolloutSettings(trials=whole("trials"), truncate=whole("truncate"), vr=bool(cfg.vr),
-                           cubeful=bool(cfg.cubeful), seed=whole("seed"), database=bool(cfg.database),
-                           se=cfg.se, seconds=cfg.seconds, batch=whole("batch")).check()
+    check(cfg, ROLLOUT)
+    return RolloutSettings(trials=cfg.trials, truncate=cfg.truncate, vr=cfg.vr, cubeful=cfg.cubeful, seed=cfg.seed,
+                           database=cfg.database, se=cfg.se, seconds=cfg.seconds, batch=cfg.batch).check()
 
 
 def run(cfg: DictConfig) -> dict:
     """Roll out ``cfg.position`` and return the JSON document (also written to ``cfg.output``)."""
     if cfg.position is None:
         raise ConfigError("no position: pass a gnubg Position ID, e.g. position=4HPwATDgc/ABMA")
-    board = read_position(str(cfg.position))
-    info = read_match(str(cfg.match)) if cfg.match is not None else None
+    board, info = read_position_and_match(str(cfg.position))  # PositionID:MatchID and XGIDs carry a match
+    info = read_match(str(cfg.match)) if cfg.match is not None else info
     dice = parse_dice(cfg.dice) if cfg.dice is not None else None
     if dice is None and info is not None and info.dice != (0, 0):
         dice = info.dice
-    if not isinstance(cfg.top, int) or cfg.top < 1:
-        raise ConfigError(f"top={cfg.top!r} must be a whole number >= 1")
     settings = settings_from(cfg)
     state = from_match_info(info) if info is not None else MatchState()
     on_roll = info.dice_owner if info is not None else 0
@@ -47,7 +41,7 @@ def run(cfg: DictConfig) -> dict:
                     "ray_address": cfg.ray_address}
     if cfg.processes == 1 and cfg.backend == "local":
         spec = spec.build()  # one player for the position and its plays
-    doc = {"position": str(cfg.position), "match": None if cfg.match is None else str(cfg.match),
+    doc = {"position": position_id(board), "match": None if info is None else match_id(info),
            "agent": str(cfg.agent), "judge": cfg.judge, "settings": {
                k: getattr(settings, k) for k in ("trials", "truncate", "vr", "cubeful", "seed", "database", "se",
                                                  "seconds")}}

@@ -61,7 +61,7 @@ class RolloutSettings:
     se: float | None = None
     """Stop once every position's equity standard error (cubeful where cubeful) is at most this."""
     seconds: float | None = None
-    """Stop after this many seconds (the trials done are then machine-dependent)."""
+    """Stop after this many seconds, checked as each batch ends (the trials done are then machine-dependent)."""
     batch: int = 2592
     """Trials advanced together in one lockstep batch (the unit of work of a process)."""
 

@@ -236,8 +236,7 @@ class PlaySession:
 
     def record(self) -> MatchRecord:
         """The finished games so far, and the game in progress once it has an action."""
-        unfinished = (MatchGame(self.start.score, self.start.crawford, tuple(self.actions), None, 0, 0, 0)
-                      if self.playing and self.actions else None)
+        unfinished = MatchGame.in_progress(self.start, self.actions) if self.playing and self.actions else None
         return MatchRecord(self.state.match_length, self.names, tuple(self.records), self.state.score,
                            self.state.jacoby, unfinished)
 
@@ -415,6 +414,9 @@ class PlaySession:
         return accepts_resignation(self.bot, self.board, self.player, level)
 
     def save(self, path: str | None) -> None:
+        if not self.records and not (self.playing and self.actions):
+            self.say("Nothing to save yet: no game has an action (a file without a game reads nowhere).")
+            return
         target = Path(path) if path else self.save_path or Path("bgzero-play.mat")
         bot = self.names[1] if self.bot.name == self.names[1] else f"{self.names[1]} ({self.bot.name})"
         comment = f"bgzero-play: {self.names[0]} against {bot}, seed {self.seed}"

@@ -228,7 +228,7 @@ def create_app(engine: Engine, *, default_agent: str, hint_agent: str | None = N
 
         return await engine.run(work)
 
-    @app.get("/api/game/{sid}/{kind}", summary="The finished games as a .mat file or gnubg's SGF",
+    @app.get("/api/game/{sid}/{kind}", summary="The match so far (the game in progress too) as a .mat file or gnubg's SGF",
              response_class=PlainTextResponse)
     async def transcript(sid: str, kind: Literal["mat", "sgf"]):
         game = games.get(sid)

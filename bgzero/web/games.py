@@ -90,18 +90,27 @@ class WebGame:
         return f"You rolled {self.dice[0]}-{self.dice[1]}: make your move."
 
     def record(self) -> MatchRecord:
-        """The finished games so far."""
+        """The finished games so far, and the game in progress once it has an action (as ``bgzero-play`` saves)."""
+        playing = self.awaiting not in (NEXT, OVER) and self.actions
+        unfinished = MatchGame.in_progress(self.start, self.actions) if playing else None
         return MatchRecord(self.state.match_length, self.names, tuple(self.records), self.state.score,
-                           self.state.jacoby)
+                           self.state.jacoby, unfinished)
 
     def mat(self) -> str:
-        """The finished games as ``.mat`` text (the game in progress is left out, as ``bgzero-play`` does)."""
-        return format_match(self.record(), comments=(f"bgzero-web: {self.names[0]} against {self.names[1]}, "
+        """The match so far as ``.mat`` text."""
+        return format_match(self._saved(), comments=(f"bgzero-web: {self.names[0]} against {self.names[1]}, "
                                                      f"seed {self.seed}",))
 
     def sgf(self) -> str:
-        """The finished games as gnubg's SGF, which ``load match`` reads (SGF keeps no comments)."""
-        return format_sgf(self.record(), application="bgzero-web")
+        """The match so far as gnubg's SGF, which ``load match`` reads (SGF keeps no comments)."""
+        return format_sgf(self._saved(), application="bgzero-web")
+
+    def _saved(self) -> MatchRecord:
+        """:meth:`record`, refused while it holds no action: a file without a game reads nowhere."""
+        record = self.record()
+        if not record.games and record.unfinished is None:
+            raise GameActionError("nothing to save yet: no game has an action (play the opening roll first)")
+        return record
 
     # ---- the person's actions
 
