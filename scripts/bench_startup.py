@@ -122,7 +122,11 @@ def run_command(name: str, args: list[str], cwd: str, stdin: str | None = None, 
                 break
         wall = time.perf_counter() - start
         proc.send_signal(signal.SIGINT)
-        out = "".join(lines) + proc.communicate(timeout=60)[0]
+        try:
+            out = "".join(lines) + proc.communicate(timeout=60)[0]
+        except subprocess.TimeoutExpired:  # a server that ignored Ctrl-C once: stop it, and say so
+            proc.kill()
+            raise SystemExit(f"bench_startup.py: bgzero-{name} did not stop within 60 s of SIGINT") from None
     report = [line for line in out.splitlines() if line.startswith('{"torch"')]
     if not report:
         raise SystemExit(f"bench_startup.py: bgzero-{name} {' '.join(args)} failed: {out.strip()[-500:]}")
