@@ -255,3 +255,11 @@ def test_at_a_terminal_lines_can_be_edited_and_recalled(tmp_path):
     proc.wait(timeout=60)
     text = out.decode(errors="replace")
     assert text.count("resign [s|g|b]") == 2 and "Session ended." in text
+
+
+def test_a_hint_in_a_match_shows_the_match_winning_chances(tiny_checkpoint):
+    hints = Hints(f"checkpoint:{tiny_checkpoint}")
+    in_match = hints.moves(START, (3, 1), MatchState(5))
+    assert "EMG (MWC)" in in_match[0] and "MWC" in in_match[1] and in_match[2].count("%") == 1
+    money = hints.moves(START, (3, 1), MatchState(0))
+    assert "MWC" not in money[1] and "%" not in money[2]

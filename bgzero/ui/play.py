@@ -67,11 +67,13 @@ class Hints:
         if self.evaluator is None:
             return self._pubeval_moves(board, dice)
         ranked = rank_moves(self.evaluator, board, dice, self.ply, state=state, player=0)
+        match = ranked[0].mwc is not None  # in a match: the equity is EMG, and the MWC follows it
         lines = [f"{self.spec} at {self.ply}-ply, {equity_label(state)} for you:",
-                 "  #  move                      equity    diff    win  w gam  l gam"]
+                 f"  #  move                      equity    diff  {'    MWC  ' if match else ''}  win  w gam  l gam"]
         for k, m in enumerate(ranked[: self.shown], 1):
             diff = f"{m.diff:+7.3f}" if k > 1 else " " * 7
-            lines.append(f"{k:3d}  {m.move or '(no move)':<24} {m.equity:+7.3f} {diff}  "
+            mwc = f"{100 * m.mwc:6.2f}%  " if match else ""
+            lines.append(f"{k:3d}  {m.move or '(no move)':<24} {m.equity:+7.3f} {diff}  {mwc}"
                          f"{m.probs[0]:5.3f}  {m.probs[1]:5.3f}  {m.probs[3]:5.3f}")
         return lines + self._more(len(ranked))
 
