@@ -85,7 +85,7 @@ class MatchRecord:
     """A match to ``length`` points, or a money session (``length`` 0), between ``names``.
 
     ``score`` is the final score: capped at the length in a match, running totals in money.
-    ``unfinished``: the game in progress when the match was saved (``bgzero-play``'s ``save``),
+    ``unfinished``: the game in progress when the match was saved (``bgzero-play``'s ``save``, ``bgzero-web``'s),
     starting at ``score``; it scores nothing.
     """
 
@@ -100,6 +100,11 @@ class MatchRecord:
     def winner(self) -> int | None:
         """The player who won the match; ``None`` for money."""
         return match_winner(MatchState(self.length, self.score)) if self.length else None
+
+    @property
+    def empty(self) -> bool:
+        """No game with an action, finished or not: a file of it would hold nothing a reader can load."""
+        return not self.games and self.unfinished is None
 
 
 class _Live:

@@ -4,7 +4,8 @@ Layered inside: :mod:`~bgzero.cube.state` (cube and match state, the rules, Matc
 :mod:`~bgzero.cube.actions` (the action names and the choice among three equities),
 :mod:`~bgzero.cube.money` (Janowski's money equities), :mod:`~bgzero.cube.met` (the match
 equity table and match equities), :mod:`~bgzero.cube.decision` (money or match) and
-:mod:`~bgzero.cube.cubeful` (values for a cubeful search). This package re-exports their public names, so callers write ``from bgzero.cube import ...``.
+:mod:`~bgzero.cube.cubeful` (values for a cubeful search). This package re-exports their
+public names, so callers write ``from bgzero.cube import ...``.
 """
 
 from bgzero.cube.actions import (

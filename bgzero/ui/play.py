@@ -416,18 +416,18 @@ class PlaySession:
         return accepts_resignation(self.bot, self.board, self.player, level)
 
     def save(self, path: str | None) -> None:
-        if not self.records and not (self.playing and self.actions):
+        record = self.record()
+        if record.empty:
             self.say("Nothing to save yet: no game has an action (a file without a game reads nowhere).")
             return
         target = Path(path) if path else self.save_path or Path("bgzero-play.mat")
         bot = self.names[1] if self.bot.name == self.names[1] else f"{self.names[1]} ({self.bot.name})"
         comment = f"bgzero-play: {self.names[0]} against {bot}, seed {self.seed}"
         try:
-            write_match_file(target, self.record(), comments=(comment,))
+            write_match_file(target, record, comments=(comment,))
         except BgzeroError as e:  # a directory, no permission: say so, and play on
             self.say(f"Not saved: {e}. Type save FILE.mat to save elsewhere.")
             return
-        record = self.record()
         unfinished = " and the game in progress" if record.unfinished else ""
         self.say(f"Saved {len(self.records)} finished game{'s' * (len(self.records) != 1)}{unfinished} to {target}.")
 

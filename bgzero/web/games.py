@@ -108,7 +108,7 @@ class WebGame:
     def _saved(self) -> MatchRecord:
         """:meth:`record`, refused while it holds no action: a file without a game reads nowhere."""
         record = self.record()
-        if not record.games and record.unfinished is None:
+        if record.empty:
             raise GameActionError("nothing to save yet: no game has an action (play the opening roll first)")
         return record
 
