@@ -85,8 +85,8 @@ class MatchRecord:
     """A match to ``length`` points, or a money session (``length`` 0), between ``names``.
 
     ``score`` is the final score: capped at the length in a match, running totals in money.
-    ``unfinished``: the game in progress when the match was saved (``bgzero-play``'s ``save``, ``bgzero-web``'s),
-    starting at ``score``; it scores nothing.
+    ``unfinished``: the game in progress when the match was saved (``bgzero-play``'s ``save``,
+    ``bgzero-web``'s downloads), starting at ``score``; it scores nothing.
     """
 
     length: int
