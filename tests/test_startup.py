@@ -40,6 +40,16 @@ def test_a_hint_with_the_shipped_agent_imports_no_torch():
     assert "8/5 6/5" in done.stdout
 
 
+def test_a_console_script_spares_numba_its_blas_probe_and_leaves_scipy_importable():
+    pytest.importorskip("scipy.linalg")  # the probe costs something only where scipy is installed
+    code = ("import sys\nsys.argv = ['bgzero-hint', '4HPwATDgc/ABMA', '31']\nfrom bgzero.cli.launch import hint\nhint()\n"
+            "assert 'scipy.linalg' not in sys.modules, 'numba imported scipy.linalg'\n"
+            "import scipy.linalg\nassert scipy.linalg.norm([3.0, 4.0]) == 5.0")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "8/5 6/5" in done.stdout
+
+
 SCRIPTS = {ep.name: ep.value for ep in entry_points(group="console_scripts") if ep.value.startswith("bgzero.")}
 """The installed console scripts (``pyproject.toml``'s ``[project.scripts]``), as a user runs them."""
 
