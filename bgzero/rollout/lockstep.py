@@ -30,7 +30,7 @@ from bgzero.engine.game import ROLL_WEIGHTS, ROLLS, game_results
 from bgzero.engine.movegen import generate
 from bgzero.errors import ConfigError
 from bgzero.rollout.cubeful import estimated_value, finished_value
-from bgzero.rollout.dice import DICE, TO_DISTINCT, trial_rolls
+from bgzero.rollout.dice import TO_DISTINCT, trial_rolls
 from bgzero.rollout.players import RolloutPlayer
 from bgzero.value.probs import flip, result_probs
 
@@ -113,9 +113,10 @@ def in_two_sided_database(boards: np.ndarray) -> np.ndarray:
     return home & (b.sum(axis=2) <= MAX_CHECKERS).all(axis=1)
 
 
-def _unique(boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Indices of the distinct boards and, per board, which distinct one it is."""
-    keys = np.ascontiguousarray(boards).reshape(len(boards), 50).view(np.dtype((np.void, 50))).ravel()
+def _unique(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Indices of the distinct rows (boards, or boards with a roll: int8) and, per row, which distinct one it is."""
+    flat = np.ascontiguousarray(rows).reshape(len(rows), -1)
+    keys = flat.view(np.dtype((np.void, flat.shape[1]))).ravel()
     _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
     return first, inverse.ravel()
 
@@ -135,8 +136,16 @@ def _roll_values(player: RolloutPlayer, boards: np.ndarray, want_results: bool):
     return values, results
 
 
-def _play(player: RolloutPlayer, boards: np.ndarray, dice: np.ndarray) -> np.ndarray:
-    """The results of the player's moves for the rolls thrown."""
+def _play(player: RolloutPlayer, boards: np.ndarray, rolls: np.ndarray) -> np.ndarray:
+    """The results of the player's moves for the rolls thrown (indices into :data:`~bgzero.rollout.dice.DICE`).
+
+    Each distinct board and roll is played once: early in a rollout many trials stand on
+    the same position (all of them at its first roll)."""
+    first, inverse = _unique(np.concatenate([boards.reshape(len(boards), 50), TO_DISTINCT[rolls, None].astype(np.int8)], axis=1))
+    return _play_each(player, boards[first], ROLLS[TO_DISTINCT[rolls[first]]])[inverse]
+
+
+def _play_each(player: RolloutPlayer, boards: np.ndarray, dice: np.ndarray) -> np.ndarray:
     out = np.empty_like(boards)
     for lo in range(0, len(boards), MOVE_SLICE):
         b, d = boards[lo:lo + MOVE_SLICE], dice[lo:lo + MOVE_SLICE]
@@ -247,7 +256,7 @@ def run_chunk(player: RolloutPlayer, roots: np.ndarray, root_idx: np.ndarray, tr
             if player.greedy:
                 nxt = plays[inverse, thrown]
         if nxt is None:
-            nxt = _play(player, b, DICE[rolls])
+            nxt = _play(player, b, rolls)
         boards[live] = nxt
         results = game_results(nxt)  # for the side now on roll, the mover's opponent
         over = results != 0
