@@ -104,7 +104,7 @@ def test_plain_composition_is_hydras(name, overrides):
 
 
 @pytest.mark.parametrize("name,overrides", [
-    ("hint", ["nope=1"]), ("hint", ["+x=1"]), ("hint", ["~dice"]), ("hint", ["dice=1,2"]), ("hint", ["dice=[3,"]),
+    ("hint", ["position.x=1"]), ("hint", ["+x=1"]), ("hint", ["~dice"]), ("hint", ["dice=1,2"]), ("hint", ["dice=[3,"]),
     ("hint", ["dice=[3,1]"]), ("hint", ["position=${now:%H}"]), ("hint", ["hydra.run.dir=x"]),
     ("hint", ["--cfg", "job"]), ("train", []), ("evaluate", []), ("match", [])])
 def test_anything_else_is_left_to_hydra(name, overrides):
@@ -143,9 +143,18 @@ def test_the_override_subset_is_parsed_as_hydra_parses_it():
     assert taken > 1000
 
 
-def test_a_mistaken_override_gets_hydras_own_message():
-    done = subprocess.run([sys.executable, "-m", "bgzero.cli.hint", "nope=1"], capture_output=True, text=True,
-                          cwd=ROOT, timeout=120)
+def test_an_option_the_command_lacks_gets_one_line_naming_the_options():
+    done = subprocess.run([sys.executable, "-m", "bgzero.cli.hint", "4HPwATDgc/ABMA", "rollout_sed=3"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert done.returncode == 1 and not done.stdout
+    assert done.stderr.strip().splitlines() == [
+        "bgzero-hint: no option 'rollout_sed'; the options are position, dice, match, agent, rollout, rollout_top, "
+        "rollout_seed (--help says what each does)"]
+
+
+def test_a_mistake_in_a_training_config_gets_hydras_own_message():
+    done = subprocess.run([sys.executable, "-m", "bgzero.cli.train", "nope=1"], capture_output=True, text=True,
+                          cwd=ROOT, timeout=300)
     assert done.returncode == 1 and "Could not override 'nope'" in done.stderr
 
 

@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from bgzero import paths
-from bgzero.errors import BgzeroError
+from bgzero.errors import BgzeroError, ConfigError
 
 CONFIGS = str(paths.CONFIGS)
 """The Hydra configs, as an absolute path: console scripts run from anywhere."""
@@ -48,7 +48,10 @@ def hydra_main(config_name: str, prog: str | None = None):
                 print(config_help(config_name, prog or f"bgzero-{config_name}"))
                 return None
             sys.argv = quoted_xgids(sys.argv)
-            cfg = None if args or kwargs else plain_compose(config_name, sys.argv[1:])
+            try:
+                cfg = None if args or kwargs else plain_compose(config_name, sys.argv[1:])
+            except ConfigError as e:
+                raise SystemExit(f"{prog or f'bgzero-{config_name}'}: {e}") from None
             if cfg is not None:
                 return fn(cfg)
             import hydra
@@ -66,8 +69,9 @@ def hydra_main(config_name: str, prog: str | None = None):
 # file, with key=value overrides merged in, in struct mode. plain_compose composes exactly
 # that, for overrides of a plain form whose value Hydra's grammar types without doubt (a
 # quoted string, or one bare word: null, a bool, an int, a float or a string, by Hydra's own
-# token rules). Anything else (a flag, a list, a sweep, an interpolation, a +/~ override, a
-# mistake) is left to Hydra, which then runs as before and words its own errors;
+# token rules). An option the file lacks is refused in one line, naming the options there are.
+# Anything else (a flag, a list, a sweep, an interpolation, a +/~ override, a nested key
+# the file lacks) is left to Hydra, which then runs as before and words its own errors;
 # tests/test_startup.py holds the subset to Hydra's parser.
 
 PLAIN = {"defaults": [{"override hydra/job_logging": "none"}, {"override hydra/hydra_logging": "none"}, "_self_"],
@@ -112,7 +116,8 @@ def _value(text: str):
 
 def plain_compose(config_name: str, overrides: list[str]):
     """The config Hydra would compose for ``configs/CONFIG_NAME.yaml`` and ``overrides``, or None
-    where Hydra must run (a config that is not plain, or an override of another form)."""
+    where Hydra must run (a config that is not plain, or an override of another form).
+    Raises :class:`ConfigError` for an option the plain config lacks."""
     from omegaconf import OmegaConf
     from omegaconf.errors import OmegaConfBaseException
 
@@ -125,10 +130,13 @@ def plain_compose(config_name: str, overrides: list[str]):
     for key in PLAIN:
         del cfg[key]
     OmegaConf.set_struct(cfg, True)
+    unknown = [key for key, _ in parsed if key.split(".")[0] not in cfg]
+    if unknown:
+        raise ConfigError(f"no option {unknown[0]!r}; the options are {', '.join(cfg)} (--help says what each does)")
     try:
         for key, value in parsed:
             OmegaConf.update(cfg, key, value, merge=True)
-    except OmegaConfBaseException:  # a key the config lacks, a value of the wrong type: Hydra says which
+    except OmegaConfBaseException:  # a nested key the config lacks, a value of the wrong type: Hydra says which
         return None
     return cfg
 
