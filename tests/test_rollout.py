@@ -204,6 +204,13 @@ def test_cli_writes_the_json(tmp_path):
     assert "8/5 6/5" in report(doc)
 
 
+def test_a_chance_a_hair_below_zero_prints_as_zero():
+    doc = {"position": "4HPwATDgc/ABMA", "match": None, "agent": "pubeval", "settings": {"cubeful": False},
+           "probs": [0.5, 0.1, -0.0002, 0.12, 0.004], "equity": -0.02, "equity_se": 0.01, "trials": 36}
+    row = report(doc).splitlines()[-1]
+    assert "-0.000" not in row and row.split()[3:9] == ["0.500", "0.100", "0.000", "0.500", "0.120", "0.004"]
+
+
 def test_cli_takes_the_match_a_position_text_carries():
     plain = ["trials=36", "truncate=2", "progress=false", "cubeful=true", f"agent={REFERENCE}"]
     by_option = run(_cfg("position=4HPwATDgc/ABMA", "match=MAHgACAAIAAE", *plain))

@@ -17,13 +17,11 @@ from bgzero.arena.analysis import (
     read_match,
     read_position_and_match,
 )
-from bgzero.cli import hydra_main, one_line_errors, positional_args
+from bgzero.cli import PROBS_HEADER, hydra_main, one_line_errors, positional_args, probs_columns
 from bgzero.config_check import HINT, check
 from bgzero.cube import DOUBLE_BEAVER, DOUBLE_PASS, DOUBLE_TAKE, TOO_GOOD, emg_to_mwc, from_match_info
 from bgzero.engine.ids import board_from_position_id, match_id, position_id
 from bgzero.errors import ConfigError
-
-_PROBS_HEADER = "  win    w g   w bg   lose    l g   l bg"
 
 
 def run(cfg: DictConfig) -> str:
@@ -66,25 +64,20 @@ def _rollouts(boards, cfg: DictConfig, trials: int, flipped: bool):
     return [r.flipped() for r in results] if flipped else results
 
 
-def _probs(probs) -> str:
-    """gnubg's order: the win chances, then the loss chances (loss = 1 - win)."""
-    win, wg, wbg, lg, lbg = probs
-    return "  ".join(f"{p:5.3f}" for p in (win, wg, wbg, 1 - win, lg, lbg))
-
-
 def _moves_table(moves: list[RankedMove], rolled=()) -> list[str]:
     """gnubg's columns; a play scored shallower than the best is compared at its own depth. With
     rollouts, the first ``len(rolled)`` plays get the rollout's equity, error and win chance."""
     width = max(9, *(len(m.move) for m in moves))
     match = moves[0].mwc is not None
     extra = f"   rollout ± se    win  ({rolled[0].trials} trials)" if rolled else ""
-    rows = [f"  # ply  {'move':<{width}}   equity    diff  {'   MWC  ' if match else ''}{_PROBS_HEADER}{extra}"]
+    rows = [f"  # ply  {'move':<{width}}   equity    diff  {'   MWC  ' if match else ''}{PROBS_HEADER}{extra}"]
     for rank, m in enumerate(moves, 1):
         diff = f"{m.diff:+7.3f}" if rank > 1 else " " * 7
         mwc = f"{100 * m.mwc:6.2f}%  " if match else ""
         move = m.move or "(no move)"  # a roll that cannot be played
         rollout = _rollout_cell(rolled[rank - 1]) if rank <= len(rolled) else ""
-        rows.append(f"{rank:3d} {m.ply:3d}  {move:<{width}}  {m.equity:+7.3f} {diff}  {mwc}{_probs(m.probs)}{rollout}")
+        rows.append(f"{rank:3d} {m.ply:3d}  {move:<{width}}  {m.equity:+7.3f} {diff}  {mwc}"
+                    f"{probs_columns(m.probs)}{rollout}")
     return rows
 
 
@@ -94,10 +87,10 @@ def _rollout_cell(r) -> str:
 
 def _evaluation(ev: PositionEvaluation, agent: str, rolled=None) -> list[str]:
     rows = [f"Evaluation for the side on roll, before it rolls ({agent} at {ev.ply}-ply)",
-            f"  {_PROBS_HEADER}   cubeless equity",
-            f"  {_probs(ev.probs)}   {ev.equity:+.3f}"]
+            f"  {PROBS_HEADER}   cubeless equity",
+            f"  {probs_columns(ev.probs)}   {ev.equity:+.3f}"]
     if rolled is not None:
-        rows.append(f"  {_probs(rolled.probs)}   {rolled.equity:+.3f} ± {rolled.equity_se:.3f}  "
+        rows.append(f"  {probs_columns(rolled.probs)}   {rolled.equity:+.3f} ± {rolled.equity_se:.3f}  "
                     f"rollout, {rolled.trials} trials")
     return rows
 

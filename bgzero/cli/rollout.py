@@ -6,14 +6,12 @@ from omegaconf import DictConfig
 
 from bgzero.arena.analysis import parse_dice, read_match, read_position_and_match
 from bgzero.atomic import atomic_write_text
-from bgzero.cli import hydra_main, one_line_errors
+from bgzero.cli import PROBS_HEADER, hydra_main, one_line_errors, probs_columns
 from bgzero.config_check import ROLLOUT, check
 from bgzero.cube import MatchState, from_match_info
 from bgzero.engine.ids import match_id, position_id
 from bgzero.errors import ConfigError
 from bgzero.rollout import PlayerSpec, RolloutSettings, rollout_document
-
-_HEADER = "  win    w g   w bg   lose    l g   l bg"
 
 
 def settings_from(cfg: DictConfig) -> RolloutSettings:
@@ -56,11 +54,10 @@ def report(doc: dict) -> str:
     cubeful = doc["settings"]["cubeful"]
     lines = [f"Rollout of {doc['position']}" + (f", Match ID {doc['match']}" if doc["match"] else "") +
              f" by {doc['agent']}: " + ", ".join(f"{k}={v}" for k, v in doc["settings"].items() if v is not None)]
-    head = f"  {'':<18}{_HEADER}   cubeless ± se" + ("     cubeful ± se" if cubeful else "") + "  trials"
+    head = f"  {'':<18}{PROBS_HEADER}   cubeless ± se" + ("     cubeful ± se" if cubeful else "") + "  trials"
 
     def row(name, r):
-        w, wg, wbg, lg, lbg = r["probs"]
-        probs = "  ".join(f"{p:5.3f}" for p in (w, wg, wbg, 1 - w, lg, lbg))
+        probs = probs_columns(r["probs"])
         cf = f"  {r['cubeful_equity']:+7.3f} ± {r['cubeful_se']:.3f}" if cubeful else ""
         return f"  {name:<18}{probs}   {r['equity']:+7.3f} ± {r['equity_se']:.3f}{cf}  {r['trials']:6d}"
 
