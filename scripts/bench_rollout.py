@@ -6,7 +6,9 @@
 ``gnubg`` program's ``rollout`` command (one thread and ``--threads``), on the same
 positions with the same settings: 0-ply, cubeless, untruncated and truncated at 7 plies,
 variance reduction on and off, truncation evaluated at 0 ply, games ending at exact
-two-sided bear-offs. ``--agreement``: untruncated cubeless rollouts of ``--positions``
+two-sided bear-offs. bgzero's 0-ply ranks each roll's plays with the checkpoint's pruning
+net and scores the best five with its contact net; gnubg's 0-ply rollouts score every play
+with the full net, which bgzero does with ``prune=false`` (timed too, on ``--processes``). ``--agreement``: untruncated cubeless rollouts of ``--positions``
 varied positions (the opening, contact, a checker on the bar, races, bear-offs) with
 ``agent=gnubg@0`` against gnubg's, position by position in combined standard errors.
 ``--vr-factor``: the standard error of a 1,296-trial rollout with and without variance
@@ -135,6 +137,9 @@ def speed(args, pids) -> list[dict]:
             for processes in sorted({1, args.processes}):
                 _, sec = bgzero_rollout(pids, spec, settings, processes)
                 row[f"bgzero_{processes}p"] = len(pids) * b_trials / sec
+            if args.unpruned:  # every play scored by the contact net, as gnubg's 0-ply rollouts do
+                _, sec = bgzero_rollout(pids, PlayerSpec(spec.agent, prune=False), settings, args.processes)
+                row[f"bgzero_unpruned_{args.processes}p"] = len(pids) * b_trials / sec
             if args.one_ply and truncate is None and vr:
                 one = RolloutSettings(trials=args.one_ply, truncate=None, vr=True, seed=args.seed,
                                       batch=max(1, args.one_ply // 4))
@@ -219,6 +224,8 @@ def main() -> None:
                     help="least error counted for bgzero: gnubg's and bgzero's one-sided bear-off tables differ by up to "
                          "0.0002 in P(win), so where both rollouts are nearly exact the tables, not the rollouts, differ")
     ap.add_argument("--one-ply", type=int, default=36, help="trials of a 1-ply rollout of the opening (0: none)")
+    ap.add_argument("--unpruned", action=argparse.BooleanOptionalAction, default=True,
+                    help="also time bgzero without its pruning net (--processes), scoring every play as gnubg's 0-ply")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--processes", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1)

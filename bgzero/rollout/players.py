@@ -10,8 +10,10 @@ the closer it is to the player, the more variance it removes.
 
 A checkpoint at 0 ply plays exactly the judge's choice, so a rollout with variance
 reduction reuses the move it already found for the roll thrown; with a pruning net in the
-checkpoint that choice is pruned as gnubg's 0-ply is (the pruning net ranks, the contact
-net scores the best few: :func:`bgzero.agents.search.choose_replies`).
+checkpoint (and ``prune``) that choice is pruned: the pruning net ranks every play and the
+contact net scores the best five (:func:`bgzero.agents.search.choose_replies`). gnubg prunes
+only inside its n-ply evaluations (the best ten); its 0-ply rollouts score every play with
+the full net, as ``prune=false`` does here.
 """
 
 from __future__ import annotations
