@@ -3,7 +3,7 @@
 :func:`draw_board` draws a position as a real board: points as triangles, checkers as
 circles (a count on the top checker of a stack above five), the bar, the borne-off trays,
 the point numbers of the player at the bottom, pip counts, the cube (centred, or on its
-owner's side) and the dice. Like :func:`bgzero.ui.play.render_board`, ``board`` row 0 is
+owner's side) and the dice. Like :func:`bgzero.ui.render.render_board`, ``board`` row 0 is
 player 0, drawn at the bottom with its home board bottom right, whoever is on roll.
 
 ``python -m bgzero.ui.draw docs/board.png`` draws :data:`EXAMPLE`, the README's picture.

@@ -19,21 +19,19 @@ import numpy as np
 
 from bgzero.agents.base import Agent
 from bgzero.agents.pubeval import pubeval_scores
-from bgzero.agents.search import evaluate_ply
 from bgzero.agents.specs import parse_spec
 from bgzero.arena.analysis import cube_analysis, equity_label, evaluator_from_spec, rank_moves
-from bgzero.arena.match import DOUBLE, MOVE, PASSED, Action, MatchGame, MatchRecord
+from bgzero.arena.match import MatchRecord
 from bgzero.arena.matchfiles import write_match_file
-from bgzero.cube import PASS, TAKE, MatchState, after_take, award, drop_points, may_double, points_for, to_match_info
-from bgzero.engine.board import START, borne_off, swap_sides
+from bgzero.cube import MatchState, may_double, to_match_info
+from bgzero.engine.board import swap_sides
 from bgzero.engine.classify import is_race
-from bgzero.engine.game import game_results, opening_roll, roll
 from bgzero.engine.movegen import generate
 from bgzero.engine.notation import format_steps
 from bgzero.engine.position import Position
 from bgzero.errors import BgzeroError, IllegalMoveError
+from bgzero.ui.person_match import GameOver, PersonMatch, bot_play
 from bgzero.ui.render import KINDS, UNICODE, BoardStyle, describe_cube, describe_score, player_view, render_board
-from bgzero.value.probs import equity
 
 _RESIGN_WORDS = {"": 1, "s": 1, "single": 1, "n": 1, "normal": 1, "1": 1,
                  "g": 2, "gammon": 2, "2": 2, "b": 3, "backgammon": 3, "3": 3}
@@ -112,23 +110,6 @@ class Hints:
 # --------------------------------------------------------------------------- the session
 
 
-class GameOver(Exception):
-    """Ends the game in progress: ``winner`` scores ``kind`` (1-3 or PASSED) at ``cube``.
-
-    Raised by a person-against-bot game, here and in the web app, from wherever the game ends.
-    """
-
-    def __init__(self, winner: int, kind: int, cube: int, points: int, how: str, resigned: bool = False):
-        super().__init__(how)
-        self.winner, self.kind, self.cube, self.points, self.how = winner, kind, cube, points, how
-        self.resigned = resigned
-
-    def record(self, start: MatchState, actions) -> MatchGame:
-        """The finished game's record: it began at ``start`` and went through ``actions``."""
-        return MatchGame(start.score, start.crawford, tuple(actions), self.winner, self.kind, self.cube, self.points,
-                         self.resigned)
-
-
 class _Quit(Exception):
     """The person quit, or the input ended."""
 
@@ -148,7 +129,7 @@ Commands (any case):
   quit             end the session (Ctrl-D too)"""
 
 
-class PlaySession:
+class PlaySession(PersonMatch):
     """A match (``length`` points) or money session (``length`` 0, ``games`` games, 0 = until quit).
 
     ``stdin`` and ``stdout`` are any text streams; when ``stdin`` is not a terminal each
@@ -163,9 +144,7 @@ class PlaySession:
                  games: int = 0, jacoby: bool = False, seed: int = 0, hints: Hints | None = None,
                  confirm: bool = True, style: BoardStyle = UNICODE, colour: bool = False,
                  save: str | Path | None = None, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout):
-        self.bot = bot
-        self.names = (name, bot_name or bot.name)
-        self.games, self.seed = games, seed
+        super().__init__(bot, (name, bot_name or bot.name), length=length, games=games, jacoby=jacoby, seed=seed)
         self.hints = hints or Hints()
         self.confirm, self.style, self.colour = confirm, style, colour
         self.save_path = Path(save) if save else None
@@ -175,10 +154,6 @@ class PlaySession:
         self.readline = stdin is sys.stdin and stdout is sys.stdout and stdin.isatty()
         if self.readline:
             import readline  # noqa: F401  (loading it is what makes input() edit lines)
-        self.rng = np.random.default_rng(seed)
-        self.state = MatchState(length, jacoby=jacoby)
-        self.records: list[MatchGame] = []
-        self.playing = False  # a game is in progress
         self.awaiting: str | None = None  # "cube", "move", "confirm" or "answer" while waiting for input
         self.legal = None  # the LegalMoves of the roll to play while awaiting "move"
 
@@ -232,16 +207,6 @@ class PlaySession:
 
     # ---- the match
 
-    @property
-    def done(self) -> bool:
-        return self.state.over if not self.state.is_money else 0 < self.games <= len(self.records)
-
-    def record(self) -> MatchRecord:
-        """The finished games so far, and the game in progress once it has an action."""
-        unfinished = MatchGame.in_progress(self.start, self.actions) if self.playing and self.actions else None
-        return MatchRecord(self.state.match_length, self.names, tuple(self.records), self.state.score,
-                           self.state.jacoby, unfinished)
-
     def run(self) -> MatchRecord:
         """Play until the match is over (or the session's games are played, or the person quits)."""
         kind = f"a {self.state.match_length}-point match" if self.state.match_length else "a money session"
@@ -262,37 +227,28 @@ class PlaySession:
         return self.record()
 
     def play_game(self) -> None:
-        self.start, self.actions, self.playing = self.state, [], True
-        self.board = START.copy()
-        self.player, self.dice = opening_roll(self.rng)
+        self.start_game()
         self.say("", f"Game {len(self.records) + 1}. {describe_score(self.state, self.names)}",
                  f"Opening roll {self.dice[0]}-{self.dice[1]}: {self.names[self.player]} to play.")
         try:
             while True:
                 if self.dice is None:
                     self.cube_turn()
-                    d1, d2 = roll(self.rng)
-                    self.dice = (max(d1, d2), min(d1, d2))
+                    self.roll_dice()
                 (self.human_move if self.player == 0 else self.bot_move)()
-                self.player, self.dice = 1 - self.player, None
         except GameOver as end:
-            self.records.append(end.record(self.start, self.actions))
-            self.state = award(self.state, end.winner, end.points)
-            self.playing = False
-            who = "You win" if end.winner == 0 else f"{self.names[1]} wins"
-            self.say(f"{who} {end.points} point{'s' if end.points > 1 else ''} ({end.how}).")
+            self.say(self.finish(end))
             if self.save_path:
                 self.save(None)
 
     def moved(self, player: int, steps, result: np.ndarray) -> None:
-        """Record a move and end the game if it bore off the last checker."""
-        self.actions.append(Action(player, MOVE, self.dice, tuple(sorted(steps, reverse=True))))
-        self.board = result
-        end = borne_off_end(player, result, self.state)
-        if end:
+        """Record a move; the last one of a game is drawn before it ends."""
+        try:
+            super().moved(player, steps, result)
+        except GameOver:
             self.say("", render_board(player_view(result, 1 - player), self.names, state=self.state,
                                       style=self.style, colour=self.colour), "")
-            raise end
+            raise
 
     # ---- the cube
 
@@ -331,12 +287,7 @@ class PlaySession:
                 self.say(f"{text!r}: type take, pass, hint or help")
 
     def cube_answer(self, doubler: int, take: bool) -> None:
-        self.actions.append(Action(doubler, DOUBLE))
-        self.actions.append(Action(1 - doubler, TAKE if take else PASS))
-        if not take:
-            cube = drop_points(self.state)
-            raise GameOver(doubler, PASSED, cube, cube, "double passed")
-        self.state = after_take(self.state, doubler)
+        super().cube_answer(doubler, take)
         self.say(describe_cube(self.state, self.names) + ".")
 
     # ---- moves
@@ -404,16 +355,11 @@ class PlaySession:
         if level is None:
             self.say(f"resign {word!r}: say resign, resign gammon or resign backgammon")
             return
-        cube = self.state.cube.value
-        points = points_for(level, cube, jacoby=self.state.jacoby_active)
-        if not self.accepts(level):
+        end = self.resignation(level)
+        if end is None:
             self.say(f"{self.names[1]} declines your resignation of a {KINDS[level]}.")
             return
-        raise GameOver(1, level, cube, points, f"{KINDS[level]}, resigned", resigned=True)
-
-    def accepts(self, level: int) -> bool:
-        """The bot's answer to a resignation of ``level`` (see :func:`accepts_resignation`)."""
-        return accepts_resignation(self.bot, self.board, self.player, level)
+        raise end
 
     def save(self, path: str | None) -> None:
         record = self.record()
@@ -430,41 +376,3 @@ class PlaySession:
             return
         unfinished = " and the game in progress" if record.unfinished else ""
         self.say(f"Saved {len(self.records)} finished game{'s' * (len(self.records) != 1)}{unfinished} to {target}.")
-
-
-def bot_play(bot: Agent, board: np.ndarray, dice, state: MatchState) -> tuple[list[tuple[int, int]], np.ndarray]:
-    """The bot's (player 1's) play of ``dice`` for the score ``state``: its steps and the result, sides swapped."""
-    boards, rolled = board[None], np.array([dice], np.int8)
-    moves = generate(boards, rolled)
-    k = int(bot.choose_for_score(boards, rolled, moves, [state], [1])[0])
-    return [(int(a), int(b)) for a, b in moves.steps[k].tolist() if a >= 0], moves.results[k].copy()
-
-
-def borne_off_end(player: int, result: np.ndarray, state: MatchState) -> GameOver | None:
-    """The end of the game if ``player``'s move to ``result`` bore off its last checker, else ``None``."""
-    kind = -int(game_results(result))  # the loser is on roll now
-    if not kind:
-        return None
-    cube = state.cube.value
-    return GameOver(player, kind, cube, points_for(kind, cube, jacoby=state.jacoby_active), KINDS[kind])
-
-
-def accepts_resignation(bot: Agent, board: np.ndarray, on_roll: int, level: int) -> bool:
-    """``bot``'s (player 1's) answer to player 0 resigning ``level`` (1-3, before the cube) in ``board``.
-
-    ``board`` has player ``on_roll`` in row 0. A bot with a network accepts when ``level`` is
-    at least its cubeless equity; any other accepts only what it could at most still win (a
-    backgammon while the person has borne off nothing and has a checker in the bot's home
-    or on the bar, a gammon while nothing is borne off, else a single game).
-    """
-    mine = player_view(board, on_roll)  # player 0, the person, in row 0
-    evaluator = getattr(bot, "evaluator", None)
-    if evaluator is not None:
-        probs = evaluate_ply(evaluator, board[None], getattr(bot, "ply", 0))[0]
-        bot_equity = float(equity(probs)) * (1 if on_roll == 1 else -1)
-        return level >= bot_equity
-    if borne_off(mine)[0]:
-        most = 1
-    else:
-        most = 3 if mine[0, 18:].sum() else 2
-    return level >= most

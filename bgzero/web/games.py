@@ -9,7 +9,8 @@ checker (and undoing those steps) happens in the page, which sends the finished 
 
 Unlike :class:`bgzero.ui.play.PlaySession`, which blocks reading a stream, a :class:`WebGame`
 is a state machine: each action advances it (the bot playing its turns at once) until the
-person must act again. :class:`Sessions` holds a bounded number of them, dropping the one
+person must act again. Both are a :class:`~bgzero.ui.person_match.PersonMatch`, which holds
+the match and applies the rules. :class:`Sessions` holds a bounded number of them, dropping the one
 left alone longest.
 """
 
@@ -22,16 +23,14 @@ from collections import OrderedDict
 import numpy as np
 
 from bgzero.agents.base import Agent
-from bgzero.arena.match import DOUBLE, MOVE, PASSED, Action, MatchGame, MatchRecord
+from bgzero.arena.match import MatchRecord
 from bgzero.arena.matfile import format_match
 from bgzero.arena.sgf import format_sgf
-from bgzero.cube import PASS, TAKE, MatchState, after_take, award, drop_points, may_double, points_for
-from bgzero.engine.board import START
-from bgzero.engine.game import opening_roll, roll
+from bgzero.cube import may_double
 from bgzero.engine.notation import format_steps
 from bgzero.engine.position import Position
 from bgzero.errors import BgzeroError, ConfigError
-from bgzero.ui.play import GameOver, accepts_resignation, borne_off_end, bot_play
+from bgzero.ui.person_match import GameOver, PersonMatch, bot_play
 from bgzero.ui.render import KINDS, describe_score, player_view
 
 ROLL, MOVING, ANSWER, NEXT, OVER = "roll", "move", "answer", "next", "over"  # what the person must do
@@ -42,7 +41,7 @@ class GameActionError(BgzeroError, ValueError):
     """An action that is not possible now (a move while the cube is asked, a double without access...)."""
 
 
-class WebGame:
+class WebGame(PersonMatch):
     """A match (``length`` points) or money session (``length`` 0, ``games`` games) of player 0 against ``bot``."""
 
     def __init__(self, bot: Agent, bot_name: str, *, length: int = 5, games: int = 0, jacoby: bool = False,
@@ -51,10 +50,7 @@ class WebGame:
             raise ConfigError(f"length={length}: play a 1- to 25-point match, or 0 for money")
         if not 0 <= games <= 1000:
             raise ConfigError(f"games={games}: a money session of 0 (until you stop) to 1000 games")
-        self.bot, self.names, self.seed, self.games = bot, (name, bot_name), seed, games
-        self.rng = np.random.default_rng(seed)
-        self.state = MatchState(length, jacoby=jacoby)
-        self.records: list[MatchGame] = []
+        super().__init__(bot, (name, bot_name), length=length, games=games, jacoby=jacoby, seed=seed)
         self.log: list[str] = []
         self.lock = threading.Lock()  # one action at a time per game
         self._start_game()
@@ -88,13 +84,6 @@ class WebGame:
         if self.awaiting == ROLL:
             return "Your turn: roll" + (" or double." if may_double(self.state, 0) else ".")
         return f"You rolled {self.dice[0]}-{self.dice[1]}: make your move."
-
-    def record(self) -> MatchRecord:
-        """The finished games so far, and the game in progress once it has an action (as ``bgzero-play`` saves)."""
-        playing = self.awaiting not in (NEXT, OVER) and self.actions
-        unfinished = MatchGame.in_progress(self.start, self.actions) if playing else None
-        return MatchRecord(self.state.match_length, self.names, tuple(self.records), self.state.score,
-                           self.state.jacoby, unfinished)
 
     def mat(self) -> str:
         """The match so far as ``.mat`` text."""
@@ -132,7 +121,7 @@ class WebGame:
 
     def _roll(self) -> None:
         self._need(ROLL, "roll")
-        self._roll_dice()
+        self.roll_dice()
         self._advance()
 
     def _double(self) -> None:
@@ -141,15 +130,15 @@ class WebGame:
             raise GameActionError("you may not double now (the cube is not yours, or this is the Crawford game)")
         take = bool(self.bot.take_decision(self.board[None], [self.state], np.array([0]))[0])
         self._say(f"You double to {2 * self.state.cube.value}; {self.names[1]} {'takes' if take else 'passes'}.")
-        self._cube_answer(0, take)
-        self._roll_dice()
+        self.cube_answer(0, take)
+        self.roll_dice()
         self._advance()
 
     def _answer(self, take: bool) -> None:
         self._need(ANSWER, "take or pass")
         self._say(f"You {'take' if take else 'pass'}.")
-        self._cube_answer(1, take)
-        self._roll_dice()
+        self.cube_answer(1, take)
+        self.roll_dice()
         self._advance()
 
     def _move(self, text: str | None) -> None:
@@ -158,7 +147,7 @@ class WebGame:
             raise GameActionError("action move needs the play, e.g. move=\"8/5 6/5\"")
         played = Position(self.board).legal_moves(self.dice).parse(text)  # IllegalMoveError says why
         self._say(f"You play {self.dice[0]}-{self.dice[1]}: {played.text}.")
-        self._moved(0, played.steps, played.result.board.copy())
+        self.moved(0, played.steps, played.result.board.copy())
         self._advance()
 
     def _resign(self, level: int) -> None:
@@ -168,12 +157,11 @@ class WebGame:
             raise GameActionError(f"resign level {level}: 1 single game, 2 gammon, 3 backgammon")
         if not self.actions:
             raise GameActionError("play the opening roll first; you may resign after it")
-        if not accepts_resignation(self.bot, self.board, self.player, level):
+        end = self.resignation(level)
+        if end is None:
             self._say(f"{self.names[1]} declines your resignation of a {KINDS[level]}.")
             return
-        cube = self.state.cube.value
-        raise GameOver(1, level, cube, points_for(level, cube, jacoby=self.state.jacoby_active),
-                       f"{KINDS[level]}, resigned", resigned=True)
+        raise end
 
     def _next(self) -> None:
         self._need(NEXT, "start the next game")
@@ -182,18 +170,13 @@ class WebGame:
     # ---- the game loop
 
     def _start_game(self) -> None:
-        self.start, self.actions, self.board = self.state, [], START.copy()
-        self.player, self.dice = opening_roll(self.rng)
+        self.start_game()
         self._say(f"Game {len(self.records) + 1}. Opening roll {self.dice[0]}-{self.dice[1]}: "
                   f"{'you play' if self.player == 0 else self.names[1] + ' plays'} first.")
         try:
             self._advance()
         except GameOver as end:
             self._end(end)
-
-    def _roll_dice(self) -> None:
-        d1, d2 = roll(self.rng)
-        self.dice = (max(d1, d2), min(d1, d2))
 
     def _advance(self) -> None:
         """Play the bot's turns, and the person's forced passes, until the person must act."""
@@ -205,50 +188,29 @@ class WebGame:
                         self._say(f"{self.names[1]} doubles to {2 * self.state.cube.value}.")
                         self.awaiting = ANSWER
                         return
-                    self._roll_dice()
+                    self.roll_dice()
                 self._bot_move()
                 continue
             if self.dice is None:
                 if may_double(self.state, 0):
                     self.awaiting = ROLL
                     return
-                self._roll_dice()
+                self.roll_dice()
             if Position(self.board).legal_moves(self.dice)[0]:  # the empty play alone: no move
                 self.awaiting = MOVING
                 return
             self._say(f"You roll {self.dice[0]}-{self.dice[1]} and cannot move.")
-            self._moved(0, (), Position(self.board).legal_moves(self.dice)[0].result.board.copy())
+            self.moved(0, (), Position(self.board).legal_moves(self.dice)[0].result.board.copy())
 
     def _bot_move(self) -> None:
         steps, result = bot_play(self.bot, self.board, self.dice, self.state)
         self._say(f"{self.names[1]} rolls {self.dice[0]}-{self.dice[1]}: "
                   f"{format_steps(self.board, steps) or 'cannot move'}.")
-        self._moved(1, steps, result)
-
-    def _moved(self, player: int, steps, result: np.ndarray) -> None:
-        """Record a move, end the game if it bore off the last checker, else pass the turn."""
-        self.actions.append(Action(player, MOVE, self.dice, tuple(sorted(steps, reverse=True))))
-        self.board = result
-        end = borne_off_end(player, result, self.state)
-        if end:
-            raise end
-        self.player, self.dice = 1 - player, None
-
-    def _cube_answer(self, doubler: int, take: bool) -> None:
-        self.actions += [Action(doubler, DOUBLE), Action(1 - doubler, TAKE if take else PASS)]
-        if not take:
-            cube = drop_points(self.state)
-            raise GameOver(doubler, PASSED, cube, cube, "double passed")
-        self.state = after_take(self.state, doubler)
+        self.moved(1, steps, result)
 
     def _end(self, end: GameOver) -> None:
-        self.records.append(end.record(self.start, self.actions))
-        self.state = award(self.state, end.winner, end.points)
-        self.dice = None
-        who = "You win" if end.winner == 0 else f"{self.names[1]} wins"
-        self._say(f"{who} {end.points} point{'s' if end.points > 1 else ''} ({end.how}).")
-        done = self.state.over if not self.state.is_money else 0 < self.games <= len(self.records)
-        self.awaiting = OVER if done else NEXT
+        self._say(self.finish(end))
+        self.awaiting = OVER if self.done else NEXT
 
     def _say(self, line: str) -> None:
         self.log.append(line)
