@@ -157,7 +157,7 @@ def output_file(*, null: bool = False) -> Rule:
 
 def check_output_file(key: str, path) -> Path:
     """:func:`output_file` for one path given at run time (e.g. typed at a prompt)."""
-    output_file()(key, path)
+    output_file()(key, str(path))
     return Path(str(path))
 
 

@@ -17,7 +17,7 @@ from bgzero.engine.board import START
 from bgzero.engine.classify import BEAROFF, CONTACT, RACE
 from bgzero.engine.ids import MatchInfo, match_id, position_id
 from bgzero.engine.movegen import generate
-from bgzero.errors import InvalidDiceError, InvalidPositionError
+from bgzero.errors import ConfigError, InvalidDiceError, InvalidPositionError
 from bgzero.value.checkpoint import load_evaluator
 from bgzero.value.probs import equity, flip
 
@@ -179,6 +179,15 @@ def test_analyze_skips_bad_lines(checkpoint, tmp_path, capsys):
     assert first["result"] == rank_moves(load_evaluator(checkpoint), START, (3, 1), ply=1)[0].result
     assert len(first["probs"]) == 5
     assert sorted(p.name for p in tmp_path.iterdir()) == ["moves.jsonl", "positions.txt"]
+
+
+def test_analyze_writes_beside_its_input_by_default_and_refuses_a_folder(checkpoint, tmp_path):
+    source = _positions(tmp_path)
+    assert analyze.run(_cfg("analyze", f"input={source}", f"agent={checkpoint}"))["output"] == str(
+        tmp_path / "positions.jsonl")
+    assert len((tmp_path / "positions.jsonl").read_text().splitlines()) == 4
+    with pytest.raises(ConfigError, match="is a folder"):
+        analyze.run(_cfg("analyze", f"input={tmp_path}", f"agent={checkpoint}"))
 
 
 def test_analyze_lines_take_an_xgids_roll_and_refuse_a_match_score(checkpoint, tmp_path):

@@ -106,6 +106,16 @@ def test_bad_match_arguments_fail_before_any_work(tmp_path):
         _analyze(f"match={tmp_path / 'x.txt'}", f"input={tmp_path / 'x.txt'}")
 
 
+def test_a_match_with_the_jacoby_rule_or_an_unwritable_report_is_refused(judged, tmp_path):
+    spec, record, _ = judged
+    mat = write_match_file(tmp_path / "m.mat", record)
+    with pytest.raises(ConfigError, match="jacoby=true is for money sessions"):
+        _analyze(f"match={mat}", f"agent={spec}", "jacoby=true")
+    with pytest.raises(ConfigError, match="cannot write under /proc/x"):
+        _analyze(f"match={mat}", f"agent={spec}", "output=/proc/x/r.json")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.mat"]
+
+
 @pytest.mark.slow
 @pytest.mark.browser
 def test_html_report_renders_in_headless_chromium(judged, tmp_path):

@@ -52,7 +52,9 @@ def run(cfg: DictConfig) -> dict:
         raise ConfigError(f"no input: pass input=FILE with one 'POSITION-ID DICE' per line, e.g. {EXAMPLE}")
     source = Path(cfg.input)
     if not source.is_file():
-        raise ConfigError(f"input {source} does not exist; pass input=FILE with 'POSITION-ID DICE' lines")
+        what = "is a folder" if source.is_dir() else "does not exist"
+        raise ConfigError(f"input {source} {what}; pass input=FILE with 'POSITION-ID DICE' lines "
+                          "(match=FOLDER analyses a folder of matches)")
     out = check_output_file("output", cfg.output if cfg.output is not None else source.with_suffix(".jsonl"))
     if out.resolve() == source.resolve():
         raise ConfigError(f"output {out} is the input file; pass output=ANOTHER.jsonl")
@@ -145,13 +147,16 @@ def run_match(cfg: DictConfig) -> dict:
     """Judge every decision of ``cfg.match`` (one file, or a folder: totals per player); JSON and HTML out."""
     source = Path(str(cfg.match))
     files = match_files(source)
-    out = Path(cfg.output) if cfg.output is not None else (
-        source / "analysis.json" if source.is_dir() else source.with_suffix(".analysis.json"))
+    out = check_output_file("output", cfg.output if cfg.output is not None else (
+        source / "analysis.json" if source.is_dir() else source.with_suffix(".analysis.json")))
     if out.suffix.lower() in SUFFIXES or out.resolve() in {f.resolve() for f in files}:
         raise ConfigError(f"output {out} would overwrite a match file; pass output=REPORT.json")
-    html = Path(cfg.html) if cfg.get("html") else None
+    html = check_output_file("html", cfg.html) if cfg.get("html") else None
     evaluator, ply = evaluator_from_spec(cfg.agent)
     records = [(f, read_match_file(f, jacoby=bool(cfg.get("jacoby", False)))) for f in files]  # all read first
+    if cfg.get("jacoby") and any(r.length for _, r in records):
+        played = next(f for f, r in records if r.length)
+        raise ConfigError(f"jacoby=true is for money sessions; {played} is a match, which never plays by the Jacoby rule")
     analyses = [analyse_match(evaluator, r, ply, agent=str(cfg.agent), source=str(f), progress=bool(cfg.progress))
                 for f, r in tqdm(records, unit="match", disable=not cfg.progress or len(records) == 1)]
     player = None if cfg.get("player") is None else str(cfg.player)
