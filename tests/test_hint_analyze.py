@@ -10,14 +10,22 @@ import pytest
 from hydra import compose, initialize_config_dir
 
 from bgzero import paths
-from bgzero.arena.analysis import best_moves, cube_analysis, evaluate_position, parse_dice, rank_moves, read_position
+from bgzero.arena.analysis import (
+    best_moves,
+    cube_analysis,
+    evaluate_position,
+    parse_dice,
+    rank_moves,
+    read_match,
+    read_position,
+)
 from bgzero.cli import analyze, hint
 from bgzero.cube import cube_decision, from_match_info
 from bgzero.engine.board import START
 from bgzero.engine.classify import BEAROFF, CONTACT, RACE
-from bgzero.engine.ids import MatchInfo, match_id, position_id
+from bgzero.engine.ids import GameState, MatchInfo, match_id, position_id
 from bgzero.engine.movegen import generate
-from bgzero.errors import ConfigError, InvalidDiceError, InvalidPositionError
+from bgzero.errors import ConfigError, InvalidDiceError, InvalidMatchIdError, InvalidPositionError
 from bgzero.value.checkpoint import load_evaluator
 from bgzero.value.probs import equity, flip
 
@@ -145,6 +153,29 @@ def test_hint_gives_the_cube_action_for_a_match_id(checkpoint):
     for label in ("No double", "Double, take", "Double, pass", "Proper cube action:"):
         assert label in text
     assert [line.split()[3] for line in text.splitlines() if line[3:].startswith("Double, pass")] == ["+1.000"]
+
+
+def test_hint_prints_the_match_id_of_the_roll_it_ranks(checkpoint):
+    xgid = "XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:0:10"  # money, 3-1 rolled
+    text = hint.run(_cfg("hint", f"position='{xgid}'", "dice=42", f"agent=checkpoint:{checkpoint}"))
+    mid = text.splitlines()[0].split("Match ID ")[1].split(":")[0]
+    assert read_match(mid).dice == (4, 2) and text.splitlines()[1].startswith("42 to play")
+
+
+def test_hint_refuses_a_match_id_with_no_game_in_play(checkpoint):
+    for info, words in ((MatchInfo(game_state=GameState.OVER), "a game that is over"),
+                        (MatchInfo(game_state=GameState.NONE), "no game in progress"),
+                        (MatchInfo(resignation=1), "a resignation offered")):
+        with pytest.raises(InvalidMatchIdError, match=words):
+            hint.run(_cfg("hint", f"position={START_ID}", f"match={match_id(info)}", f"agent=checkpoint:{checkpoint}"))
+
+
+def test_hint_ties_show_no_positive_difference_and_an_unknown_agent_is_named(checkpoint):
+    text = hint.run(_cfg("hint", "position=AwAAKAoAAAAAAA", "dice=61", f"agent=checkpoint:{checkpoint}"))
+    diffs = [line.split()[4] for line in text.splitlines()[3:]]
+    assert diffs and all(d.startswith("-") for d in diffs)  # ties of a lost bear-off: -0.000, as gnubg prints
+    with pytest.raises(ConfigError, match="unknown agent 'foo'"):
+        hint.run(_cfg("hint", f"position={START_ID}", "dice=31", "agent=foo"))
 
 
 def test_hint_malformed_position_id_is_one_line(checkpoint, tmp_path):

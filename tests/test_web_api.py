@@ -10,9 +10,11 @@ pytest.importorskip("fastapi")
 pytest.importorskip("httpx")
 from fastapi.testclient import TestClient  # noqa: E402
 
+from bgzero.arena.analysis import evaluator_from_spec, rank_moves, read_position  # noqa: E402
 from bgzero.arena.matfile import parse_match  # noqa: E402
 from bgzero.arena.sgf import format_sgf, parse_sgf  # noqa: E402
 from bgzero.cli.web import build  # noqa: E402
+from bgzero.cube import from_match_info  # noqa: E402
 from bgzero.engine.ids import MatchInfo, match_id  # noqa: E402
 from bgzero.engine.xgid import format_xgid  # noqa: E402
 from bgzero.errors import ConfigError  # noqa: E402
@@ -44,6 +46,17 @@ def test_move_takes_the_roll_of_a_match_id(client):
     mid = match_id(MatchInfo(dice=(3, 1), match_length=5))
     body = client.get("/api/move", params={"position": START, "match": mid}).json()
     assert body["dice"] == [3, 1] and body["moves"][0]["move"] == "8/5 6/5"
+
+
+def test_move_plays_for_the_score_and_cube_a_match_id_gives_as_the_hint_does(client):
+    position, info = "vNsGAApwGwDgPQ", MatchInfo(dice=(1, 1), match_length=1)  # double match point, 11 to play
+    body = client.get("/api/move", params={"position": position, "match": match_id(info)}).json()
+    evaluator, ply = evaluator_from_spec("strong")
+    want = rank_moves(evaluator, read_position(position), (1, 1), ply, state=from_match_info(info))
+    assert [m["move"] for m in body["moves"]] == [m.move for m in want]
+    assert body["moves"][0]["mwc"] == pytest.approx(want[0].mwc) and body["moves"][0]["mwc"] is not None
+    cubeless = client.get("/api/move", params={"position": position, "dice": "11"}).json()
+    assert cubeless["moves"][0]["mwc"] is None and cubeless["moves"][0]["move"] != body["moves"][0]["move"]
 
 
 def test_positions_as_xgid_or_with_their_match_id(client):

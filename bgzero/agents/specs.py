@@ -20,6 +20,8 @@ from bgzero.agents.base import Agent
 from bgzero.errors import ConfigError
 
 SHIPPED = ("strong", "strong_td", "reference")
+AGENTS = ("random", "pubeval", "checkpoint", "gnubg")
+"""The kinds of agent a spec can name (a shipped one is a checkpoint)."""
 USAGE = f"use random[:SEED], pubeval, checkpoint:PATH[@PLY], gnubg[@PLY] or a shipped agent ({', '.join(SHIPPED)})[@PLY]"
 
 
@@ -46,7 +48,7 @@ def spec_name(spec: str) -> str:
 def make_agent(spec: str) -> Agent:
     """Build the agent a spec string names; one-line errors for anything wrong."""
     name, arg, ply = parse_spec(spec)
-    if name not in ("random", "pubeval", "checkpoint", "gnubg"):
+    if name not in AGENTS:
         raise ConfigError(f"unknown agent {name!r} in {spec!r}; {USAGE}")
     if name in ("random", "pubeval") and ply:
         raise ConfigError(f"agent {spec!r}: {name} does not search; drop '@{ply}'")

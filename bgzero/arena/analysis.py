@@ -19,7 +19,7 @@ import numpy as np
 from bgzero.agents.cube import cube_lives
 from bgzero.agents.cubeful import cube_decisions, score_moves
 from bgzero.agents.search import DEFAULT_FILTERS, evaluate_ply
-from bgzero.agents.specs import parse_spec
+from bgzero.agents.specs import AGENTS, SHIPPED, parse_spec
 from bgzero.cube import CubeDecision, MatchState, from_match_info, gnubg_efficiency, may_double
 from bgzero.engine.board import validate
 from bgzero.engine.classify import PositionClass, classify
@@ -95,6 +95,9 @@ def parse_dice(value) -> tuple[int, int]:
 def evaluator_from_spec(spec: str):
     """(evaluator, ply) for an agent spec; analysis needs a network's probabilities, so only checkpoints."""
     name, path, ply = parse_spec(spec)
+    if name not in AGENTS:
+        raise ConfigError(f"unknown agent {name!r} in {spec!r}; analysis takes a network: "
+                          f"checkpoint:PATH[@PLY] or a shipped one ({', '.join(SHIPPED)})")
     if name != "checkpoint" or not path:
         raise ConfigError(f"agent {spec!r}: analysis needs a trained network; use checkpoint:PATH[@PLY]")
     return load_evaluator(path), ply
@@ -116,19 +119,39 @@ def read_position_and_match(text) -> tuple[np.ndarray, MatchInfo | None]:
             " PositionID:MatchID, or an XGID"
         ) from None
     try:
-        return check_position(board), info
+        return check_position(board), info if info is None else _in_play(info, text)
     except InvalidPositionError as e:
         raise InvalidPositionError(f"Position ID {shown(text)}: {e}") from None
 
 
 def read_match(text) -> MatchInfo:
-    """The match state of a Match ID, refused with the ID named if it is malformed."""
+    """The match state of a Match ID, refused with the ID named if it is malformed or records no game in play."""
     try:
-        return match_info_from_id(text)
+        info = match_info_from_id(text)
     except InvalidMatchIdError as e:
         raise InvalidMatchIdError(
             f"malformed Match ID {shown(text)} ({e}); give gnubg's 12-character ID, like cAkAAAAAAAAA"
         ) from None
+    return _in_play(info, text)
+
+
+_NOT_IN_PLAY = {GameState.NONE: "no game in progress", GameState.OVER: "a game that is over",
+                GameState.RESIGNED: "a game ended by resignation", GameState.DROPPED: "a game ended by a passed double"}
+
+
+def _in_play(info: MatchInfo, text) -> MatchInfo:
+    """``info`` if it records a game in play with no resignation offered: there is nothing else to analyse."""
+    if info.game_state in _NOT_IN_PLAY:
+        raise InvalidMatchIdError(f"{shown(text)} records {_NOT_IN_PLAY[info.game_state]}; nothing to analyse")
+    if info.resignation:
+        raise InvalidMatchIdError(f"{shown(text)} records a resignation offered; answer it in the game, "
+                                  "or analyse the position without it")
+    return info
+
+
+def match_context(info: MatchInfo | None) -> tuple[MatchState | None, int]:
+    """The score and cube a Match ID gives (``None`` without one: cubeless money) and the player on roll."""
+    return (None, 0) if info is None else (from_match_info(info), info.dice_owner)
 
 
 def check_position(board) -> np.ndarray:

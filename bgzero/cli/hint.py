@@ -1,6 +1,7 @@
 """``bgzero-hint``: gnubg's ``hint`` for one position: ranked moves, or evaluation and cube action."""
 
 import sys
+from dataclasses import replace
 
 from omegaconf import DictConfig
 
@@ -12,6 +13,7 @@ from bgzero.arena.analysis import (
     equity_label,
     evaluate_position,
     evaluator_from_spec,
+    match_context,
     parse_dice,
     rank_moves,
     read_match,
@@ -34,12 +36,13 @@ def run(cfg: DictConfig) -> str:
     dice = parse_dice(cfg.dice) if cfg.dice is not None else None
     if dice is None and info is not None and info.dice != (0, 0):
         dice = info.dice  # the Match ID records a roll: hint that roll's moves, as gnubg does
+    elif dice is not None and info is not None:
+        info = replace(info, dice=dice)  # the Match ID printed records the roll hinted
     evaluator, ply = evaluator_from_spec(cfg.agent)
     trials = cfg.get("rollout")
     lines = [f"Position ID {position_id(board)}" + (f", Match ID {match_id(info)}: {_describe_match(info)}" if info else "")]
     if dice is not None:
-        state = from_match_info(info) if info is not None else None
-        player = info.dice_owner if info is not None else 0
+        state, player = match_context(info)
         lines.append(f"{dice[0]}{dice[1]} to play, {cfg.agent} at {ply}-ply, {equity_label(state)} for the mover")
         ranked = rank_moves(evaluator, board, dice, ply, state=state, player=player)
         rolled = _rollouts([board_from_position_id(m.result) for m in ranked[:cfg.get("rollout_top", 5)]],
@@ -72,7 +75,7 @@ def _moves_table(moves: list[RankedMove], rolled=()) -> list[str]:
     extra = f"   rollout ± se    win  ({rolled[0].trials} trials)" if rolled else ""
     rows = [f"  # ply  {'move':<{width}}   equity    diff  {'   MWC  ' if match else ''}{PROBS_HEADER}{extra}"]
     for rank, m in enumerate(moves, 1):
-        diff = f"{m.diff:+7.3f}" if rank > 1 else " " * 7
+        diff = f"{-abs(m.diff):+7.3f}" if rank > 1 else " " * 7  # a tie prints -0.000, as in gnubg
         mwc = f"{100 * m.mwc:6.2f}%  " if match else ""
         move = m.move or "(no move)"  # a roll that cannot be played
         rollout = _rollout_cell(rolled[rank - 1]) if rank <= len(rolled) else ""

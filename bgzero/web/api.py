@@ -32,6 +32,7 @@ from bgzero.agents.specs import parse_spec
 from bgzero.arena.analysis import (
     cube_analysis,
     evaluate_position,
+    match_context,
     parse_dice,
     rank_moves,
     read_match,
@@ -135,18 +136,21 @@ def create_app(engine: Engine, *, default_agent: str, hint_agent: str | None = N
         if dice is None and (info is None or info.dice == (0, 0)):
             raise ConfigError("no dice: pass dice=31, or a Match ID that records a roll")
         roll = parse_dice(dice) if dice is not None else info.dice
+        state, player = match_context(info)
 
         def work():
             evaluator, ply = engine.evaluator(spec)
-            return rank_moves(evaluator, board, roll, ply)
+            return rank_moves(evaluator, board, roll, ply, state=state, player=player)
 
         ranked = await engine.run(work)
         return {"position": position, "dice": list(roll), "agent": spec, "board": board.tolist(),
                 "moves": [asdict(m) for m in ranked[:limit or None]]}
 
     @app.get("/api/evaluate", summary="The side on roll's chances before it rolls")
-    async def evaluate(position: str = Query(..., description=POSITION_HELP), agent: str | None = Query(None)):
-        (board, info), spec = _position(position, None), agent_of(agent)
+    async def evaluate(position: str = Query(..., description=POSITION_HELP),
+                       match: str | None = Query(None, description="gnubg Match ID (its roll is shown)"),
+                       agent: str | None = Query(None)):
+        (board, info), spec = _position(position, match), agent_of(agent)
 
         def work():
             evaluator, ply = engine.evaluator(spec)
@@ -219,7 +223,7 @@ def create_app(engine: Engine, *, default_agent: str, hint_agent: str | None = N
                 board, dice, state, awaiting = game.board, game.dice, game.state, game.awaiting
             if awaiting == MOVING:
                 return {"kind": "moves", "agent": hint_agent,
-                        "moves": [asdict(m) for m in rank_moves(evaluator, board, dice, ply)]}
+                        "moves": [asdict(m) for m in rank_moves(evaluator, board, dice, ply, state=state)]}
             if awaiting in (ROLL, ANSWER):
                 doubler = 0 if awaiting == ROLL else 1
                 info = to_match_info(state, on_roll=doubler, turn=0, double_offered=awaiting == ANSWER)
