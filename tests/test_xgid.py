@@ -96,6 +96,8 @@ def test_gnubg_style_positional_arguments_become_overrides():
     assert positional_args(["hint", "4HPwATDgc/ABMA", "31", "agent=strong"], ("position", "dice")) == [
         "hint", "position='4HPwATDgc/ABMA'", "dice='31'", "agent=strong"]
     assert positional_args(["hint", START_XGID], ("position", "dice")) == ["hint", f"position='{START_XGID}'"]
+    assert positional_args(["hint", "4HPwATDgc/ABMA", "--cfg", "job"], ("position", "dice")) == [
+        "hint", "position='4HPwATDgc/ABMA'", "--cfg", "job"]  # a flag's value is no positional argument
 
 
 @pytest.mark.slow  # a fresh interpreter loads torch and the shipped net

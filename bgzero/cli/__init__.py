@@ -51,20 +51,28 @@ def wants_help(args: list[str]) -> bool:
     return any(arg in ("--help", "-h") for arg in args)
 
 
-def hydra_main(config_name: str, prog: str | None = None):
+def hydra_main(config_name: str, prog: str | None = None, preflight=None):
     """``hydra.main`` on ``configs/CONFIG_NAME.yaml``, with :func:`config_help` as ``--help``, and
-    :func:`plain_compose` first: where it composes the config, Hydra is not run, nor imported."""
+    :func:`plain_compose` first: where it composes the config, Hydra is not run, nor imported.
+
+    ``preflight(cfg)`` checks a command whose Hydra run writes files (its output folder, ``.hydra/``
+    and a log) before Hydra makes them: a refused command leaves nothing behind.
+    """
+    name = prog or f"bgzero-{config_name}"
+
     def wrap(fn):
         @functools.wraps(fn)
         def main(*args, **kwargs):
             if wants_help(sys.argv[1:]):
-                print(config_help(config_name, prog or f"bgzero-{config_name}"))
+                print(config_help(config_name, name))
                 return None
             sys.argv = quoted_xgids(sys.argv)
             try:
                 cfg = None if args or kwargs else plain_compose(config_name, sys.argv[1:])
-            except ConfigError as e:
-                raise SystemExit(f"{prog or f'bgzero-{config_name}'}: {e}") from None
+                if cfg is None and not args and not kwargs:
+                    _preflight(config_name, sys.argv[1:], preflight)
+            except BgzeroError as e:
+                raise SystemExit(f"{name}: {e}") from None
             if cfg is not None:
                 return fn(cfg)
             import hydra
@@ -72,6 +80,33 @@ def hydra_main(config_name: str, prog: str | None = None):
             return hydra.main(version_base="1.3", config_path=CONFIGS, config_name=config_name)(fn)(*args, **kwargs)
         return main
     return wrap
+
+
+_NO_OPTION = re.compile(r"Could not override '([^']+)'")
+
+
+def _preflight(config_name: str, overrides: list[str], check) -> None:
+    """Compose the config Hydra will run and ``check`` it (if given). A mistake Hydra finds
+    (an option the config lacks, a config group's unknown choice, a value its grammar
+    refuses) is refused in one line; flags and Hydra's own settings are left to Hydra."""
+    if any(arg.startswith("-") or arg.lstrip("+~").startswith("hydra.") for arg in overrides):
+        return
+    from hydra import compose, initialize_config_dir
+    from hydra.errors import HydraException
+    from omegaconf.errors import OmegaConfBaseException
+
+    with initialize_config_dir(config_dir=CONFIGS, version_base="1.3"):
+        try:
+            cfg = compose(config_name, overrides=overrides)
+        except (HydraException, OmegaConfBaseException) as e:
+            unknown = _NO_OPTION.match(str(e))
+            if unknown and "." not in unknown[1]:
+                options = ", ".join(compose(config_name))
+                raise ConfigError(f"no option {unknown[1]!r}; the options are {options} (--help says what each does)")
+            said = str(e).split("Config search path")[0]  # Hydra's list of where it looked says nothing new
+            raise ConfigError(" ".join(line.strip() for line in said.splitlines() if line.strip())) from None
+    if check is not None:
+        check(cfg)
 
 
 # --------------------------------------------------------------------------- composing without Hydra
@@ -172,6 +207,9 @@ def one_line_errors(prog: str):
         raise SystemExit(f"{prog}: {e}") from None
 
 
+_FLAGS_WITH_VALUES = {"--cfg", "-c", "--package", "-p", "--info", "-i", "--config-path", "-cp", "--config-name",
+                      "-cn", "--config-dir", "-cd", "--experimental-rerun"}
+"""Hydra's flags that take the next argument as their value (so it is no positional argument)."""
 _OVERRIDE = re.compile(r"[+~]*[A-Za-z_][\w.]*=")
 _XGID_VALUE = re.compile(r"([A-Za-z_][\w.]*)=(XGID=[^'\"]*)", re.IGNORECASE)
 
@@ -189,9 +227,9 @@ def positional_args(argv: list[str], names: tuple[str, ...]) -> list[str]:
     fills the next of ``names``, quoted so ``:`` and ``=`` pass Hydra's grammar.
     """
     out, free = argv[:1], list(names)
-    for arg in argv[1:]:
+    for k, arg in enumerate(argv[1:], 1):
         bare = not arg.startswith("-") and (not _OVERRIDE.match(arg) or arg.upper().startswith("XGID="))
-        if bare and free:
+        if bare and free and argv[k - 1] not in _FLAGS_WITH_VALUES:
             out.append(f"{free.pop(0)}='{arg}'")
         else:
             out.append(arg)

@@ -8,10 +8,18 @@ from omegaconf import DictConfig
 from bgzero.arena.league import format_table, run_league, write_table
 from bgzero.cli import hydra_main
 from bgzero.config_check import LEAGUE, check, count_of_processes
-from bgzero.errors import BgzeroError
+from bgzero.errors import BgzeroError, ConfigError
 
 
-@hydra_main("league")
+def preflight(cfg: DictConfig) -> None:
+    """Everything checked before any work, and before Hydra makes the league folder."""
+    check(cfg, LEAGUE)
+    count_of_processes("processes", cfg.processes)
+    if not Path(str(cfg.run)).is_dir():
+        raise ConfigError(f"run={cfg.run} is not a folder; pass a training run's folder (its checkpoints/ are rated)")
+
+
+@hydra_main("league", preflight=preflight)
 def main(cfg: DictConfig) -> None:
     try:
         check(cfg, LEAGUE)

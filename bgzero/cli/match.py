@@ -5,6 +5,7 @@ from pathlib import Path
 
 from omegaconf import DictConfig
 
+from bgzero.agents.specs import make_agent
 from bgzero.arena.match import play_matches_from_specs, summarise_matches
 from bgzero.arena.matchfiles import write_match_file
 from bgzero.atomic import atomic_write_text
@@ -13,6 +14,14 @@ from bgzero.config_check import MATCH, check, count_of_processes
 from bgzero.ui.replay import show_match
 
 FORMATS = {"mat": (".mat",), "sgf": (".sgf",), "both": (".mat", ".sgf")}
+
+
+def preflight(cfg: DictConfig) -> None:
+    """Everything checked before any work, and before Hydra makes the run folder."""
+    check(cfg, MATCH)
+    count_of_processes("processes", cfg.processes)
+    for spec in (cfg.a, cfg.b):
+        make_agent(spec)
 
 
 def run(cfg: DictConfig) -> dict:
@@ -44,7 +53,7 @@ def run(cfg: DictConfig) -> dict:
     return result
 
 
-@hydra_main("match")
+@hydra_main("match", preflight=preflight)
 def main(cfg: DictConfig) -> None:
     with one_line_errors("bgzero-match"):
         run(cfg)
