@@ -193,7 +193,7 @@ PROCESSES = whole(1, auto=True)
 TRAIN: dict[str, Rule] = {
     "seed": SEED, "name": text(), "device": device(),
     "train.games": whole(0), "train.checkpoint_every": whole(1), "train.out_dir": output_dir(),
-    "train.resume": text(null=True), "train.progress": flag(),
+    "train.resume": text(null=True), "train.overwrite": flag(), "train.progress": flag(),
     "net.hidden": widths(), "net.activation": text(), "net.race.hidden": widths(), "net.race.activation": text(),
     "net.exact_bearoff": flag(), "encoder.name": text(),
     "selfplay.workers": whole(0, auto=True), "selfplay.parallel_games": whole(1), "selfplay.games_per_chunk": whole(1),

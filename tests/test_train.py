@@ -48,6 +48,19 @@ def test_resume_continues_the_count(tiny_cfg, tmp_path):
     assert summary["wall_seconds"] > first > 0  # the run's clock carries over a resume
 
 
+def test_a_new_run_in_a_folder_holding_one_is_refused_unless_it_overwrites(tiny_cfg, tmp_path):
+    train(tiny_cfg)
+    out = tmp_path / "run"
+    before, logs = sorted(p.name for p in (out / "checkpoints").iterdir()), len(list((out / "tb").iterdir()))
+    with pytest.raises(ConfigError, match=r"already holds a training run: pass train.resume=.*last.pt"):
+        train(compose_train("experiment=tiny", f"train.out_dir={out}", "train.games=96"))
+    assert sorted(p.name for p in (out / "checkpoints").iterdir()) == before  # nothing touched
+    again = train(compose_train("experiment=tiny", f"train.out_dir={out}", "train.games=96", "train.overwrite=true"))
+    saved = sorted(p.name for p in (out / "checkpoints").iterdir())
+    assert load_checkpoint(out / "last.pt")["games"] == again["games"] and len(list((out / "tb").iterdir())) == logs
+    assert saved and all(load_checkpoint(out / "checkpoints" / name)["config"]["train"]["games"] == 96 for name in saved)
+
+
 def test_resume_with_another_net_is_refused(tiny_cfg, tmp_path):
     train(tiny_cfg)
     other = compose_train("experiment=tiny", f"train.out_dir={tmp_path / 'x'}", "net=mlp80",

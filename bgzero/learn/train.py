@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import math
+import shutil
 import time
 import warnings
 from pathlib import Path
@@ -164,7 +165,26 @@ def train(cfg: DictConfig) -> dict:
     """Run (or resume) a training run described by ``cfg``; returns the final results."""
     check_config(cfg)
     with RunLock(cfg.train.out_dir):  # one training per run directory; a killed run's temporary files go
+        _make_room(cfg)
         return _train(cfg)
+
+
+_RUN_FILES = ("last.pt", "checkpoints", "tb", "result.json")
+
+
+def _make_room(cfg: DictConfig) -> None:
+    """A new run (no ``train.resume``) in a folder that holds one is refused, or with
+    ``train.overwrite`` that run's files are removed first: two runs' checkpoints and
+    TensorBoard logs never mix."""
+    out = Path(cfg.train.out_dir)
+    earlier = [out / name for name in _RUN_FILES if (out / name).exists()]
+    if cfg.train.resume or not earlier:
+        return
+    if not cfg.train.overwrite:
+        raise ConfigError(f"{out} already holds a training run: pass train.resume={out / 'last.pt'} to continue it, "
+                          "name=NEW for a new run beside it, or train.overwrite=true to replace it")
+    for path in earlier:
+        shutil.rmtree(path) if path.is_dir() else path.unlink()
 
 
 def _train(cfg: DictConfig) -> dict:
