@@ -109,6 +109,14 @@ def test_replay_pace_is_checked(pace, capsys):
     assert "pace=" in capsys.readouterr().err
 
 
+def test_replay_names_a_missing_file_and_checks_jacoby(tmp_path, capsys):
+    with pytest.raises(SystemExit, match=r"^bgzero-replay: cannot read .*nope.mat: No such file or directory$"):
+        replay_main([str(tmp_path / "nope.mat")])
+    with pytest.raises(SystemExit):
+        replay_main([__file__, "jacoby=maybe"])
+    assert "jacoby=maybe: true or false" in capsys.readouterr().err
+
+
 def test_an_unfinished_match_is_not_called_a_money_session():
     record = parse_match(_golden_text())
     cut = MatchRecord(record.length, record.names, record.games[:1], record.games[1].score, record.jacoby)

@@ -14,11 +14,14 @@ import time
 from bgzero.errors import BgzeroError
 
 
+_BOOLS = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}
+
+
 def main(argv: list[str] | None = None) -> None:
     """``bgzero-replay FILE.mat|FILE.sgf [pace=0.5] [board=unicode|ascii] [colour=auto|true|false] [jacoby=false]``."""
     parser = argparse.ArgumentParser(prog="bgzero-replay", description=main.__doc__)
     parser.add_argument("file", help="a .mat or .sgf match file (gnubg's 'save match' or 'export match mat', bgzero-match, bgzero-play)")
-    parser.add_argument("settings", nargs="*", metavar="key=value",
+    parser.add_argument("settings", nargs="*", default=[], metavar="key=value",
                         help="pace=SECONDS or pace=enter, board=unicode|ascii, colour=auto|true|false, jacoby=BOOL")
     args = parser.parse_args(argv)
     opts = {"pace": "0.5", "board": "unicode", "colour": "auto", "jacoby": "false"}
@@ -30,6 +33,8 @@ def main(argv: list[str] | None = None) -> None:
     if opts["board"] not in ("unicode", "ascii") or opts["colour"] not in ("auto", "true", "false"):
         parser.error(f"board={opts['board']}, colour={opts['colour']}: board is unicode or ascii, "
                      "colour auto, true or false")
+    if opts["jacoby"] not in _BOOLS:
+        parser.error(f"jacoby={opts['jacoby']}: true or false (a money .mat's Jacoby rule)")
     if opts["pace"] == "enter":
         pace, sleep = 0.0, lambda _: input("")
     else:
@@ -45,11 +50,13 @@ def main(argv: list[str] | None = None) -> None:
 
     try:
         replay_mat(args.file, pace, style=UNICODE if opts["board"] == "unicode" else ASCII, colour=colour,
-                   sleep=sleep, jacoby=opts["jacoby"] in ("true", "1", "yes"))
+                   sleep=sleep, jacoby=_BOOLS[opts["jacoby"]])
     except BrokenPipeError:  # the reader went away (bgzero-replay FILE | head): stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         raise SystemExit(1) from None
-    except (OSError, BgzeroError) as e:
+    except OSError as e:
+        raise SystemExit(f"bgzero-replay: cannot read {args.file}: {e.strerror or e}") from None
+    except BgzeroError as e:
         raise SystemExit(f"bgzero-replay: {e}") from None
     except (KeyboardInterrupt, EOFError):
         raise SystemExit("") from None
