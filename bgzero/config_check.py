@@ -85,9 +85,14 @@ def flag() -> Rule:
     return rule
 
 
+def _spelled(option) -> str:
+    """An option as a config spells it: ``true``, not Python's ``True``."""
+    return str(option).lower() if isinstance(option, bool) else str(option)
+
+
 def choice(*options, null: bool = False, fold_case: bool = False) -> Rule:
     """One of ``options`` (compared case-insensitively with ``fold_case``)."""
-    wanted = "one of " + ", ".join(str(o) for o in options) + (", or null" if null else "")
+    wanted = "one of " + ", ".join(_spelled(o) for o in options) + (", or null" if null else "")
 
     def same(value, option) -> bool:  # True is no 1, and 1 no True: the types must match too
         if fold_case and isinstance(value, str) and isinstance(option, str):
@@ -186,6 +191,9 @@ AGENT = text()
 SEED = whole(0)
 PLY = whole(0, 2)
 PROCESSES = whole(1, auto=True)
+MATCH_LENGTH = whole(0, 64)
+"""0 for money, else up to the longest match a Match ID holds (``bgzero.engine.ids.MAX_MATCH_LENGTH``,
+which this layer may not import; a test holds the two equal)."""
 
 
 # --------------------------------------------------------------------------- one schema per command
@@ -205,10 +213,10 @@ TRAIN: dict[str, Rule] = {
 }
 EVAL = {"a": AGENT, "b": AGENT, "games": whole(1), "seed": SEED, "processes": PROCESSES, "out": output_dir(),
         "progress": flag()}
-MATCH = {"a": AGENT, "b": AGENT, "length": whole(0), "games": whole(1), "jacoby": flag(), "matches": whole(1),
+MATCH = {"a": AGENT, "b": AGENT, "length": MATCH_LENGTH, "games": whole(1), "jacoby": flag(), "matches": whole(1),
          "seed": SEED, "shard": whole(1), "processes": PROCESSES, "out": output_dir(), "progress": flag(),
          "show": flag(), "pace": number(0), "format": choice("mat", "sgf", "both")}
-PLAY = {"bot": AGENT, "name": text(), "length": whole(0), "games": whole(0), "jacoby": flag(),
+PLAY = {"bot": AGENT, "name": text(), "length": MATCH_LENGTH, "games": whole(0), "jacoby": flag(),
         "seed": whole(0, null=True), "hint": text(null=True), "hint_moves": whole(1), "confirm": flag(),
         "board": choice("unicode", "ascii"), "colour": choice("auto", True, False), "save": output_file(null=True)}
 SERVE = {"agent": AGENT, "host": text(), "port": whole(0, 65535), "connections": whole(1, null=True),

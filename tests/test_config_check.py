@@ -14,6 +14,7 @@ from bgzero.cli import match as match_cli
 from bgzero.cli import play as play_cli
 from bgzero.cli import serve as serve_cli
 from bgzero.config_check import PLAY, check
+from bgzero.engine.ids import MAX_MATCH_LENGTH
 from bgzero.errors import ConfigError, OutputError
 from bgzero.learn.run_lock import RunLock, RunLockedError
 from bgzero.learn.train import train
@@ -71,8 +72,18 @@ def test_output_paths_are_checked_before_the_work(tmp_path):
 def test_options_whose_choices_include_true_and_false_take_them():
     for colour in ("auto", True, False):
         check(_cfg("play", f"colour={str(colour).lower()}"), PLAY)
-    with pytest.raises(ConfigError, match="colour='maybe'"):
+    with pytest.raises(ConfigError, match="colour='maybe' is not allowed: one of auto, true, false$"):
         check(_cfg("play", "colour=maybe"), PLAY)
+
+
+def test_a_match_length_is_what_a_match_id_holds_and_money_rules_stay_in_money():
+    assert MAX_MATCH_LENGTH == 64  # config_check.MATCH_LENGTH's bound, which that layer cannot import
+    with pytest.raises(ConfigError, match="length=65 is not allowed"):
+        match_cli.run(_cfg("match", "length=65"))
+    for override, words in (("games=5", "games=5 counts a money session's games"),
+                            ("jacoby=true", "jacoby=true is a money rule")):
+        with pytest.raises(ConfigError, match=words):
+            play_cli.run(_cfg("play", "bot=pubeval", "length=5", override))
 
 
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs Linux's /proc, which refuses new files even to root")

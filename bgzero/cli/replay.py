@@ -13,7 +13,6 @@ import time
 
 from bgzero.errors import BgzeroError
 
-
 _BOOLS = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}
 
 

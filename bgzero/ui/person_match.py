@@ -20,6 +20,7 @@ from bgzero.cube import PASS, TAKE, MatchState, after_take, award, drop_points, 
 from bgzero.engine.board import START, borne_off
 from bgzero.engine.game import game_results, opening_roll, roll
 from bgzero.engine.movegen import generate
+from bgzero.errors import ConfigError
 from bgzero.ui.render import KINDS, player_view
 from bgzero.value.probs import equity
 
@@ -43,6 +44,11 @@ class PersonMatch:
     of the person against ``bot``, its dice drawn only from ``seed``."""
 
     def __init__(self, bot: Agent, names: tuple[str, str], *, length: int, games: int, jacoby: bool, seed: int):
+        if length and games:
+            raise ConfigError(f"games={games} counts a money session's games; a {length}-point match ends when a "
+                              "side reaches its length (length=0 plays money)")
+        if length and jacoby:
+            raise ConfigError("jacoby=true is a money rule, which matches never play by (length=0 plays money)")
         self.bot, self.names, self.games, self.seed = bot, names, games, seed
         self.rng = np.random.default_rng(seed)
         self.state = MatchState(length, jacoby=jacoby)
