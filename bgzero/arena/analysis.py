@@ -114,8 +114,9 @@ def read_position_and_match(text) -> tuple[np.ndarray, MatchInfo | None]:
     try:
         board, info = read_position_text(text)
     except (InvalidPositionError, InvalidMatchIdError) as e:
+        what = "XGID" if str(text).strip().upper().startswith("XGID=") else "Position ID"
         raise InvalidPositionError(
-            f"malformed Position ID {shown(text)} ({e}); give gnubg's 14-character ID, like 4HPwATDgc/ABMA,"
+            f"malformed {what} {shown(text)} ({e}); give gnubg's 14-character ID, like 4HPwATDgc/ABMA,"
             " PositionID:MatchID, or an XGID"
         ) from None
     try:
