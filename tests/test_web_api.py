@@ -73,6 +73,11 @@ def test_positions_as_xgid_or_with_their_match_id(client):
     assert client.get("/api/evaluate", params={"position": START}).json()["dice"] is None
 
 
+def test_a_body_key_the_endpoint_does_not_know_is_refused(client):
+    r = client.post("/api/rollout", json={"position": START, "trials": 36, "bogus": 1})
+    assert r.status_code == 422 and "bogus" in r.json()["error"] and "\n" not in r.json()["error"]
+
+
 @pytest.mark.parametrize("params, status, words", [
     ({"position": START, "dice": "71"}, 400, "not two dice"),
     ({"position": "4HPwATDgc/ABM", "dice": "31"}, 400, "malformed Position ID"),

@@ -147,7 +147,7 @@ def test_analyse_a_position(server, browser, tmp_path):
     assert browser.find_element(By.CSS_SELECTOR, "#pos-moves tr.best td.move").text == "8/5 6/5"
     browser.find_element(By.ID, "pos-id").send_keys("x")
     browser.find_element(By.CSS_SELECTOR, "#pos-form button:not([type])").click()
-    wait(browser, "return document.getElementById('error').textContent.includes('Position ID')")
+    wait(browser, "return document.getElementById('error').textContent.includes('malformed XGID')")
 
 
 def test_watch_and_replay_an_upload(server, browser, tmp_path):

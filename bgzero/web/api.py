@@ -26,7 +26,7 @@ from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, StreamingResponse
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from bgzero.agents.specs import parse_spec
 from bgzero.arena.analysis import (
@@ -55,7 +55,13 @@ STATIC = Path(__file__).resolve().parent / "static"
 POSITION_HELP = "gnubg Position ID (side on roll), PositionID:MatchID, or an XGID"
 
 
-class NewGame(BaseModel):
+class Body(BaseModel):
+    """A request body: a key it does not know is refused (422), not ignored."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class NewGame(Body):
     agent: str | None = Field(None, description="the bot, one of /api/agents; the server's default if omitted")
     length: int = Field(5, ge=0, le=25, description="match length in points; 0 for a money session")
     games: int = Field(0, ge=0, le=1000, description="money sessions only: games to play, 0 until you stop")
@@ -63,13 +69,13 @@ class NewGame(BaseModel):
     seed: int | None = Field(None, ge=0, lt=2**63, description="the dice's seed; a fresh one if omitted")
 
 
-class GameAction(BaseModel):
+class GameAction(Body):
     action: str = Field(..., description="roll, double, take, pass, move, resign or next")
     move: str | None = Field(None, description="for move: the play in gnubg notation, e.g. 8/5 6/5")
     level: int = Field(1, ge=1, le=3, description="for resign: 1 single game, 2 gammon, 3 backgammon")
 
 
-class Watch(BaseModel):
+class Watch(Body):
     a: str = Field(..., description="player 0, one of /api/agents")
     b: str = Field(..., description="player 1, one of /api/agents")
     length: int = Field(3, ge=0, le=11, description="match length; 0 for money")
@@ -77,7 +83,7 @@ class Watch(BaseModel):
     seed: int = Field(0, ge=0, lt=2**63)
 
 
-class Rollout(BaseModel):
+class Rollout(Body):
     position: str
     dice: str | None = Field(None, description="roll out the best plays of this roll; omit for the position")
     match: str | None = None
