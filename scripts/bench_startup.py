@@ -17,7 +17,8 @@ sees where only bgzero's own dependencies are installed. The peer row is gnubg's
 generator through ``gnubg_nn`` (import and first ``moves`` call).
 
 The second table is a whole command: ``bgzero-hint position=4HPwATDgc/ABMA dice=31`` with
-the shipped ``strong`` agent (with and without scipy), next to the gnubg program's ``hint``
+the shipped ``strong`` agent (with and without scipy; a console script spares numba its
+probe, :func:`bgzero.cli.launch.load_numba_without_blas`), next to the gnubg program's ``hint``
 on the same position and roll (``gnubg -t -q -r``, commands on stdin), with whether the
 command imported torch. ``--every-command`` adds each playing command's ``--help`` and a
 small real call (a server: until it is ready to serve). Commands run as their console
@@ -63,7 +64,7 @@ from bgzero.engine.movegen import generate
 n = len(generate(START[None], np.array([[3, 1]], np.int8)).results)
 t3 = time.perf_counter()
 print(json.dumps({"numpy": t1 - t0, "numba": t2 - t1, "kernels": t3 - t2, "results": n,
-                  "scipy": "scipy" in sys.modules}))
+                  "scipy": "scipy.linalg" in sys.modules}))
 """
 
 GNUBG = """
@@ -81,7 +82,7 @@ print(json.dumps({"import+moves": time.perf_counter() - t0, "results": n}))
 COMMAND = """
 import atexit, json, sys
 sys.argv = {argv!r}
-atexit.register(lambda: print(json.dumps({{"torch": "torch" in sys.modules, "scipy": "scipy" in sys.modules}}),
+atexit.register(lambda: print(json.dumps({{"torch": "torch" in sys.modules, "scipy": "scipy.linalg" in sys.modules}}),
                               file=sys.stderr))
 from bgzero.cli.launch import {name} as main
 main()
@@ -164,7 +165,7 @@ def command_rows(repeats: int, every: bool) -> None:
                     best["gnubg hint"] = (wall, {})
     peer = best.get("gnubg hint")
     print(f"\nbest of {repeats} fresh processes each; a server's time is to its ready line\n")
-    print("| command | launch to exit | torch imported | scipy imported | time ÷ gnubg's hint |")
+    print("| command | launch to exit | torch imported | scipy.linalg imported | time ÷ gnubg's hint |")
     print("|---|---:|---|---|---:|")
     for name, *_ in rows + ([("gnubg hint",)] if peer else []):
         wall, r = best[name]
@@ -206,7 +207,7 @@ def main() -> None:
 
     peer = best.get("gnubg_nn (C generator): import + first moves")
     print(f"best of {args.repeats} fresh processes each\n")
-    print("| process | launch to exit | numpy | numba | kernels + first generate | scipy imported | time ÷ gnubg_nn's |")
+    print("| process | launch to exit | numpy | numba | kernels + first generate | scipy.linalg imported | time ÷ gnubg_nn's |")
     print("|---|---:|---:|---:|---:|---|---:|")
     for name, _ in rows:
         wall, r = best[name]

@@ -85,6 +85,10 @@ def hydra_main(config_name: str, prog: str | None = None, preflight=None):
 _NO_OPTION = re.compile(r"Could not override '([^']+)'")
 
 
+def _no_option(key: str, cfg) -> ConfigError:
+    return ConfigError(f"no option {key!r}; the options are {', '.join(cfg)} (--help says what each does)")
+
+
 def _preflight(config_name: str, overrides: list[str], check) -> None:
     """Compose the config Hydra will run and ``check`` it (if given). A mistake Hydra finds
     (an option the config lacks, a config group's unknown choice, a value its grammar
@@ -101,8 +105,7 @@ def _preflight(config_name: str, overrides: list[str], check) -> None:
         except (HydraException, OmegaConfBaseException) as e:
             unknown = _NO_OPTION.match(str(e))
             if unknown and "." not in unknown[1]:
-                options = ", ".join(compose(config_name))
-                raise ConfigError(f"no option {unknown[1]!r}; the options are {options} (--help says what each does)")
+                raise _no_option(unknown[1], compose(config_name))
             said = str(e).split("Config search path")[0]  # Hydra's list of where it looked says nothing new
             raise ConfigError(" ".join(line.strip() for line in said.splitlines() if line.strip())) from None
     if check is not None:
@@ -180,7 +183,7 @@ def plain_compose(config_name: str, overrides: list[str]):
     OmegaConf.set_struct(cfg, True)
     unknown = [key for key, _ in parsed if key.split(".")[0] not in cfg]
     if unknown:
-        raise ConfigError(f"no option {unknown[0]!r}; the options are {', '.join(cfg)} (--help says what each does)")
+        raise _no_option(unknown[0], cfg)
     try:
         for key, value in parsed:
             OmegaConf.update(cfg, key, value, merge=True)

@@ -141,11 +141,13 @@ def _play(player: RolloutPlayer, boards: np.ndarray, rolls: np.ndarray) -> np.nd
 
     Each distinct board and roll is played once: early in a rollout many trials stand on
     the same position (all of them at its first roll)."""
-    first, inverse = _unique(np.concatenate([boards.reshape(len(boards), 50), TO_DISTINCT[rolls, None].astype(np.int8)], axis=1))
-    return _play_each(player, boards[first], ROLLS[TO_DISTINCT[rolls[first]]])[inverse]
+    distinct = TO_DISTINCT[rolls]
+    first, inverse = _unique(np.concatenate([boards.reshape(len(boards), 50), distinct[:, None].astype(np.int8)], axis=1))
+    return _play_each(player, boards[first], ROLLS[distinct[first]])[inverse]
 
 
 def _play_each(player: RolloutPlayer, boards: np.ndarray, dice: np.ndarray) -> np.ndarray:
+    """The player's moves for each board and its dice, in slices of :data:`MOVE_SLICE`."""
     out = np.empty_like(boards)
     for lo in range(0, len(boards), MOVE_SLICE):
         b, d = boards[lo:lo + MOVE_SLICE], dice[lo:lo + MOVE_SLICE]
