@@ -9,9 +9,9 @@ checker (and undoing those steps) happens in the page, which sends the finished 
 
 Unlike :class:`bgzero.ui.play.PlaySession`, which blocks reading a stream, a :class:`WebGame`
 is a state machine: each action advances it (the bot playing its turns at once) until the
-person must act again. Both are a :class:`~bgzero.ui.person_match.PersonMatch`, which holds
-the match and applies the rules. :class:`Sessions` holds a bounded number of them, dropping the one
-left alone longest.
+person must act again. Both are a :class:`~bgzero.ui.person_match.PersonMatch`, which
+holds the match and applies the rules. :class:`Sessions` holds a bounded number of them,
+dropping the one left alone longest.
 """
 
 from __future__ import annotations
