@@ -156,7 +156,8 @@ def run_match(cfg: DictConfig) -> dict:
     records = [(f, read_match_file(f, jacoby=bool(cfg.get("jacoby", False)))) for f in files]  # all read first
     if cfg.get("jacoby") and any(r.length for _, r in records):
         played = next(f for f, r in records if r.length)
-        raise ConfigError(f"jacoby=true is for money sessions; {played} is a match, which never plays by the Jacoby rule")
+        raise ConfigError(f"jacoby=true is for money sessions; {played} is a match, "
+                          "which never plays by the Jacoby rule")
     analyses = [analyse_match(evaluator, r, ply, agent=str(cfg.agent), source=str(f), progress=bool(cfg.progress))
                 for f, r in tqdm(records, unit="match", disable=not cfg.progress or len(records) == 1)]
     player = None if cfg.get("player") is None else str(cfg.player)

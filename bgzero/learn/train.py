@@ -184,7 +184,10 @@ def _make_room(cfg: DictConfig) -> None:
         raise ConfigError(f"{out} already holds a training run: pass train.resume={out / 'last.pt'} to continue it, "
                           "name=NEW for a new run beside it, or train.overwrite=true to replace it")
     for path in earlier:
-        shutil.rmtree(path) if path.is_dir() else path.unlink()
+        if path.is_dir():
+            shutil.rmtree(path)
+        else:
+            path.unlink()
 
 
 def _train(cfg: DictConfig) -> dict:
