@@ -82,6 +82,20 @@ def hydra_main(config_name: str, prog: str | None = None, preflight=None):
     return wrap
 
 
+def agents_preflight(schema):
+    """The preflight (for :func:`hydra_main`) of a command that pits agent ``a`` against ``b``:
+    its config against ``schema``, its processes and both agents, checked before any work."""
+    def preflight(cfg) -> None:
+        from bgzero.agents.specs import make_agent
+        from bgzero.config_check import check, count_of_processes
+
+        check(cfg, schema)
+        count_of_processes("processes", cfg.processes)
+        for spec in (cfg.a, cfg.b):
+            make_agent(spec)
+    return preflight
+
+
 _NO_OPTION = re.compile(r"Could not override '([^']+)'")
 
 

@@ -6,19 +6,10 @@ from pathlib import Path
 
 from omegaconf import DictConfig
 
-from bgzero.agents.specs import make_agent
 from bgzero.arena.duplicate import play_duplicate_from_specs
 from bgzero.atomic import atomic_write_text
-from bgzero.cli import hydra_main, one_line_errors
+from bgzero.cli import agents_preflight, hydra_main, one_line_errors
 from bgzero.config_check import EVAL, check, count_of_processes
-
-
-def preflight(cfg: DictConfig) -> None:
-    """Everything checked before any work, and before Hydra makes the run folder."""
-    check(cfg, EVAL)
-    count_of_processes("processes", cfg.processes)
-    for spec in (cfg.a, cfg.b):
-        make_agent(spec)
 
 
 def run(cfg: DictConfig) -> dict:
@@ -53,7 +44,7 @@ def write_scalars(logdir: Path, scalars: dict[str, float], step: int) -> None:
         writer.close()
 
 
-@hydra_main("evaluate", prog="bgzero-eval", preflight=preflight)
+@hydra_main("evaluate", prog="bgzero-eval", preflight=agents_preflight(EVAL))
 def main(cfg: DictConfig) -> None:
     with one_line_errors("bgzero-eval"):
         run(cfg)

@@ -5,23 +5,14 @@ from pathlib import Path
 
 from omegaconf import DictConfig
 
-from bgzero.agents.specs import make_agent
 from bgzero.arena.match import play_matches_from_specs, summarise_matches
 from bgzero.arena.matchfiles import write_match_file
 from bgzero.atomic import atomic_write_text
-from bgzero.cli import hydra_main, one_line_errors
+from bgzero.cli import agents_preflight, hydra_main, one_line_errors
 from bgzero.config_check import MATCH, check, count_of_processes
 from bgzero.ui.replay import show_match
 
 FORMATS = {"mat": (".mat",), "sgf": (".sgf",), "both": (".mat", ".sgf")}
-
-
-def preflight(cfg: DictConfig) -> None:
-    """Everything checked before any work, and before Hydra makes the run folder."""
-    check(cfg, MATCH)
-    count_of_processes("processes", cfg.processes)
-    for spec in (cfg.a, cfg.b):
-        make_agent(spec)
 
 
 def run(cfg: DictConfig) -> dict:
@@ -53,7 +44,7 @@ def run(cfg: DictConfig) -> dict:
     return result
 
 
-@hydra_main("match", preflight=preflight)
+@hydra_main("match", preflight=agents_preflight(MATCH))
 def main(cfg: DictConfig) -> None:
     with one_line_errors("bgzero-match"):
         run(cfg)
