@@ -1,6 +1,7 @@
 """bgzero-hint and bgzero-analyze on a tiny untrained net, so no trained weights are needed."""
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -172,8 +173,9 @@ def test_hint_refuses_a_match_id_with_no_game_in_play(checkpoint):
 
 def test_hint_ties_show_no_positive_difference_and_an_unknown_agent_is_named(checkpoint):
     text = hint.run(_cfg("hint", "position=AwAAKAoAAAAAAA", "dice=61", f"agent=checkpoint:{checkpoint}"))
-    diffs = [line.split()[4] for line in text.splitlines()[3:]]
-    assert diffs and all(d.startswith("-") for d in diffs)  # ties of a lost bear-off: -0.000, as gnubg prints
+    rows = [re.search(r" ([+-]\d\.\d{3}) +([+-]\d\.\d{3})  +\d\.\d{3} ", line) for line in text.splitlines()[4:]]
+    assert rows and all(rows) and {r[1] for r in rows} == {"-1.000"}  # every play loses: all tie with the best
+    assert {r[2] for r in rows} == {"-0.000"}  # as gnubg prints a tie, never +0.000
     with pytest.raises(ConfigError, match="unknown agent 'foo'"):
         hint.run(_cfg("hint", f"position={START_ID}", "dice=31", "agent=foo"))
 

@@ -204,6 +204,16 @@ def test_cli_writes_the_json(tmp_path):
     assert "8/5 6/5" in report(doc)
 
 
+def test_trials_on_one_board_and_roll_share_a_deterministic_play_and_draw_their_own_random_one():
+    from bgzero.rollout.lockstep import _play
+
+    boards, rolls = np.repeat(START[None], 60, axis=0), np.full(60, 2)  # all 1-3
+    pubeval = _play(make_player("pubeval"), boards, rolls)
+    assert (pubeval == pubeval[0]).all()
+    drawn = _play(make_player("random:3"), boards, rolls)
+    assert len({b.tobytes() for b in drawn}) > 5  # 16 plays of 1-3 at the start: one drawn per trial
+
+
 def test_a_chance_a_hair_below_zero_prints_as_zero():
     doc = {"position": "4HPwATDgc/ABMA", "match": None, "agent": "pubeval", "settings": {"cubeful": False},
            "probs": [0.5, 0.1, -0.0002, 0.12, 0.004], "equity": -0.02, "equity_se": 0.01, "trials": 36}

@@ -159,6 +159,7 @@ def test_an_option_the_command_lacks_gets_one_line_naming_the_options():
     (["bgzero.cli.eval", "games=0", "out=OUT"], "bgzero-eval: games=0 is not allowed"),
     (["bgzero.cli.match", "a=nosuch", "out=OUT"], "bgzero-match: unknown agent 'nosuch'"),
     (["bgzero.cli.eval", "out=/proc/x/ev"], "bgzero-eval: out: cannot write under /proc/x/ev"),
+    (["bgzero.cli.eval", "games=${oops}"], "bgzero-eval: Interpolation key 'oops' not found"),
 ])
 def test_a_hydra_command_refuses_a_mistake_in_one_line_before_it_writes_anything(tmp_path, argv, words):
     argv = [a.replace("OUT", str(tmp_path / "out")) for a in argv]

@@ -57,6 +57,7 @@ def test_move_plays_for_the_score_and_cube_a_match_id_gives_as_the_hint_does(cli
     assert body["moves"][0]["mwc"] == pytest.approx(want[0].mwc) and body["moves"][0]["mwc"] is not None
     cubeless = client.get("/api/move", params={"position": position, "dice": "11"}).json()
     assert cubeless["moves"][0]["mwc"] is None and cubeless["moves"][0]["move"] != body["moves"][0]["move"]
+    assert (body["equity"], cubeless["equity"]) == ("EMG (MWC)", "cubeless equity")  # what the page labels them
 
 
 def test_positions_as_xgid_or_with_their_match_id(client):

@@ -31,6 +31,11 @@ class Agent(ABC):
 
     name: str = "agent"
 
+    @property
+    def deterministic(self) -> bool:
+        """The same board and roll always get the same move (a rollout then plays each once)."""
+        return True
+
     @abstractmethod
     def choose(self, boards: np.ndarray, dice: np.ndarray, moves: MoveBatch) -> np.ndarray:
         """Global indices (B,) into ``moves.results``."""

@@ -36,6 +36,10 @@ class NeuralAgent(Agent):
         self.ply = ply
         self.filters = filters
 
+    @property
+    def deterministic(self) -> bool:
+        return self.epsilon == 0  # exploring moves are drawn at random
+
     def choose(self, boards: np.ndarray, dice: np.ndarray, moves: MoveBatch) -> np.ndarray:
         return self.choose_and_greedy(boards, dice, moves)[0]
 

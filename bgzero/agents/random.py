@@ -16,6 +16,7 @@ class RandomAgent(Agent):
     """
 
     name = "random"
+    deterministic = False
 
     def __init__(self, seed: int = 0):
         self.rng = np.random.default_rng(seed)

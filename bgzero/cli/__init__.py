@@ -123,7 +123,10 @@ def _preflight(config_name: str, overrides: list[str], check) -> None:
             said = str(e).split("Config search path")[0]  # Hydra's list of where it looked says nothing new
             raise ConfigError(" ".join(line.strip() for line in said.splitlines() if line.strip())) from None
     if check is not None:
-        check(cfg)
+        try:
+            check(cfg)
+        except OmegaConfBaseException as e:  # reading a value it cannot resolve, e.g. ${nope}
+            raise ConfigError(" ".join(line.strip() for line in str(e).splitlines() if line.strip())) from None
 
 
 # --------------------------------------------------------------------------- composing without Hydra
@@ -224,9 +227,10 @@ def one_line_errors(prog: str):
         raise SystemExit(f"{prog}: {e}") from None
 
 
-_FLAGS_WITH_VALUES = {"--cfg", "-c", "--package", "-p", "--info", "-i", "--config-path", "-cp", "--config-name",
-                      "-cn", "--config-dir", "-cd", "--experimental-rerun"}
-"""Hydra's flags that take the next argument as their value (so it is no positional argument)."""
+_FLAGS_WITH_VALUES = {"--cfg", "-c", "--package", "-p", "--config-path", "-cp", "--config-name", "-cn",
+                      "--config-dir", "-cd", "--experimental-rerun"}
+"""Hydra's flags that take the next argument as their value (so it is no positional argument);
+``--info``'s value is optional, so what follows it stays positional."""
 _OVERRIDE = re.compile(r"[+~]*[A-Za-z_][\w.]*=")
 _XGID_VALUE = re.compile(r"([A-Za-z_][\w.]*)=(XGID=[^'\"]*)", re.IGNORECASE)
 

@@ -36,7 +36,7 @@ def run(cfg: DictConfig) -> str:
     dice = parse_dice(cfg.dice) if cfg.dice is not None else None
     if dice is None and info is not None and info.dice != (0, 0):
         dice = info.dice  # the Match ID records a roll: hint that roll's moves, as gnubg does
-    elif dice is not None and info is not None:
+    elif dice is not None and info is not None and not info.double_offered:
         info = replace(info, dice=dice)  # the Match ID printed records the roll hinted
     evaluator, ply = evaluator_from_spec(cfg.agent)
     trials = cfg.get("rollout")
@@ -75,7 +75,7 @@ def _moves_table(moves: list[RankedMove], rolled=()) -> list[str]:
     extra = f"   rollout ± se    win  ({rolled[0].trials} trials)" if rolled else ""
     rows = [f"  # ply  {'move':<{width}}   equity    diff  {'   MWC  ' if match else ''}{PROBS_HEADER}{extra}"]
     for rank, m in enumerate(moves, 1):
-        diff = f"{-abs(m.diff):+7.3f}" if rank > 1 else " " * 7  # a tie prints -0.000, as in gnubg
+        diff = f"{m.diff if m.diff else -0.0:+7.3f}" if rank > 1 else " " * 7  # a tie prints -0.000, as in gnubg
         mwc = f"{100 * m.mwc:6.2f}%  " if match else ""
         move = m.move or "(no move)"  # a roll that cannot be played
         rollout = _rollout_cell(rolled[rank - 1]) if rank <= len(rolled) else ""

@@ -21,9 +21,9 @@ def load_numba_without_blas() -> None:
 
     numba looks for BLAS when its CPU target first loads, by importing ``scipy.linalg``
     where scipy is installed: 0.3-0.5 s of every command's start. No bgzero kernel uses
-    BLAS (numba falls back to plain loops for ``np.dot`` without it), and a console script's
-    process runs only bgzero's kernels, so there numba is told that BLAS is missing. scipy
-    itself stays importable.
+    BLAS, and a console script's process runs only bgzero's kernels, so there numba's probe
+    finds none. ``scipy.linalg`` is importable again afterwards (a kernel using ``np.dot``
+    would still find BLAS when it compiles).
     """
     hidden = "scipy.linalg" not in sys.modules
     if hidden:

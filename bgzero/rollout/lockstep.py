@@ -30,7 +30,7 @@ from bgzero.engine.game import ROLL_WEIGHTS, ROLLS, game_results
 from bgzero.engine.movegen import generate
 from bgzero.errors import ConfigError
 from bgzero.rollout.cubeful import estimated_value, finished_value
-from bgzero.rollout.dice import TO_DISTINCT, trial_rolls
+from bgzero.rollout.dice import DICE, TO_DISTINCT, trial_rolls
 from bgzero.rollout.players import RolloutPlayer
 from bgzero.value.probs import flip, result_probs
 
@@ -137,10 +137,13 @@ def _roll_values(player: RolloutPlayer, boards: np.ndarray, want_results: bool):
 
 
 def _play(player: RolloutPlayer, boards: np.ndarray, rolls: np.ndarray) -> np.ndarray:
-    """The results of the player's moves for the rolls thrown (indices into :data:`~bgzero.rollout.dice.DICE`).
+    """The results of the player's moves for the rolls thrown (indices into :data:`DICE`).
 
-    Each distinct board and roll is played once: early in a rollout many trials stand on
-    the same position (all of them at its first roll)."""
+    A deterministic player plays each distinct board and roll once: early in a rollout many
+    trials stand on the same position (all of them at its first roll). A player that draws
+    its moves at random draws one for every trial, so the trials stay independent."""
+    if not (player.greedy or player.agent.deterministic):
+        return _play_each(player, boards, DICE[rolls])
     distinct = TO_DISTINCT[rolls]
     first, inverse = _unique(np.concatenate([boards.reshape(len(boards), 50), distinct[:, None].astype(np.int8)], axis=1))
     return _play_each(player, boards[first], ROLLS[distinct[first]])[inverse]

@@ -69,7 +69,7 @@ class Hints:
         lines = [f"{self.spec} at {self.ply}-ply, {equity_label(state)} for you:",
                  f"  #  move                      equity    diff  {'    MWC  ' if match else ''}  win  w gam  l gam"]
         for k, m in enumerate(ranked[: self.shown], 1):
-            diff = f"{-abs(m.diff):+7.3f}" if k > 1 else " " * 7
+            diff = f"{m.diff if m.diff else -0.0:+7.3f}" if k > 1 else " " * 7
             mwc = f"{100 * m.mwc:6.2f}%  " if match else ""
             lines.append(f"{k:3d}  {m.move or '(no move)':<24} {m.equity:+7.3f} {diff}  {mwc}"
                          f"{m.probs[0]:5.3f}  {m.probs[1]:5.3f}  {m.probs[3]:5.3f}")

@@ -31,6 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from bgzero.agents.specs import parse_spec
 from bgzero.arena.analysis import (
     cube_analysis,
+    equity_label,
     evaluate_position,
     match_context,
     parse_dice,
@@ -150,7 +151,7 @@ def create_app(engine: Engine, *, default_agent: str, hint_agent: str | None = N
 
         ranked = await engine.run(work)
         return {"position": position, "dice": list(roll), "agent": spec, "board": board.tolist(),
-                "moves": [asdict(m) for m in ranked[:limit or None]]}
+                "equity": equity_label(state), "moves": [asdict(m) for m in ranked[:limit or None]]}
 
     @app.get("/api/evaluate", summary="The side on roll's chances before it rolls")
     async def evaluate(position: str = Query(..., description=POSITION_HELP),
@@ -228,7 +229,7 @@ def create_app(engine: Engine, *, default_agent: str, hint_agent: str | None = N
             with game.lock:
                 board, dice, state, awaiting = game.board, game.dice, game.state, game.awaiting
             if awaiting == MOVING:
-                return {"kind": "moves", "agent": hint_agent,
+                return {"kind": "moves", "agent": hint_agent, "equity": equity_label(state),
                         "moves": [asdict(m) for m in rank_moves(evaluator, board, dice, ply, state=state)]}
             if awaiting in (ROLL, ANSWER):
                 doubler = 0 if awaiting == ROLL else 1

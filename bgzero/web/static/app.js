@@ -190,7 +190,7 @@ function wirePlay() {
   });
   $("play-hint").onclick = guarded(async () => {
     const h = await getJSON(`/api/game/${game.id}/hint`);
-    $("play-hints").innerHTML = h.kind === "moves" ? `<b>Hint</b> (${h.agent}, cubeless equity for you)` + rankedTable(h.moves)
+    $("play-hints").innerHTML = h.kind === "moves" ? `<b>Hint</b> (${h.agent}, ${h.equity} for you)` + rankedTable(h.moves)
       : cubeText(h);
   });
 }
@@ -214,7 +214,7 @@ function wirePosition() {
     if (dice) {
       const moves = await getJSON("/api/move?" + positionQuery({dice}));
       shown = moves.dice;
-      $("pos-moves").innerHTML = `<b>${moves.dice.join("-")} to play</b> (${moves.agent}, cubeless equity for the mover)` +
+      $("pos-moves").innerHTML = `<b>${moves.dice.join("-")} to play</b> (${moves.agent}, ${moves.equity} for the mover)` +
         rankedTable(moves.moves);
     }
     drawBoard($("pos-board"), ev.board, {dice: shown, diceOwner: 0, names: ["on roll", "opponent"]});
