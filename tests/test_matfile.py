@@ -1,6 +1,7 @@
 """The .mat transcript: gnubg's exact layout, reading back, clear errors, and GNU Backgammon's own import."""
 
 import importlib.util
+import io
 import json
 import re
 import shutil
@@ -13,6 +14,7 @@ from bgzero.agents.specs import spec_name
 from bgzero.arena.match import DOUBLE, play_matches
 from bgzero.arena.matfile import MatFormatError, format_match, parse_match, player_name, read_match, write_match
 from bgzero.cube import PASS, TAKE
+from bgzero.ui.replay import show_match
 from tests.gnubg_program import run_gnubg
 from tests.test_match import RandomCube
 
@@ -164,6 +166,34 @@ def test_gnubg_imports_full_names_and_a_money_session_without_jacoby(tmp_path):
 def test_parse_errors_name_the_line_and_the_problem(edit, message):
     with pytest.raises(MatFormatError, match=re.escape(message)):
         parse_match(edit(GOLDEN))
+
+
+GNUBG_RESIGNED_AT_ONCE = """; [EventDate "2026.12.01"]
+
+ 3 point match
+
+ Game 1
+ gnubg : 0                      root : 0
+  1) 52:       Wins 2 points
+
+ Game 2
+ gnubg : 2                      root : 0
+  1) 52: """
+"""gnubg's ``export match mat`` of a game resigned (a gammon) after the opening roll, before its
+play, then a game saved after its opening roll: the roll stands alone."""
+
+
+def test_gnubgs_game_given_up_before_its_first_play_reads(tmp_path):
+    record = parse_match(GNUBG_RESIGNED_AT_ONCE)
+    (given_up,) = record.games
+    assert (given_up.winner, given_up.points, given_up.resigned, given_up.actions) == (0, 2, True, ())
+    assert record.score == (2, 0) and record.unfinished is not None and not record.unfinished.actions
+    path = tmp_path / "m.mat"
+    path.write_text(GNUBG_RESIGNED_AT_ONCE)
+    out = io.StringIO()
+    show_match(read_match(path), out=out, sleep=lambda _: None)
+    assert "gnubg wins 2 points (gammon, resigned)." in out.getvalue()
+    assert out.getvalue().rstrip().endswith("The 3-point match did not finish: gnubg 2, root 0.")
 
 
 def test_rules_are_checked_on_replay():

@@ -59,6 +59,7 @@ _SCORES = re.compile(r"\s*([^\s:]+)\s*:\s*(\d+)\s+([^\s:]+)\s*:\s*(\d+)\s*$")
 _ROLL = re.compile(r"([1-6])([1-6]):(.*)$")
 _STEP = re.compile(r"(\d{1,2})/(\d{1,2})\*?$")
 _DOUBLE = re.compile(r"doubles?(?:\s*=>\s*(\d+))?$", re.IGNORECASE)
+_BARE_ROLL = re.compile(r"[1-6][1-6]:$")
 _WINS = re.compile(r"wins\s+(\d+)\s+points?$", re.IGNORECASE)
 
 
@@ -270,14 +271,15 @@ def _replay(lines: list[str], body: list[int], state: MatchState, k: int, last: 
     The ``last`` game may stop without a winner: an unfinished game (``winner`` ``None``).
     """
     replay = GameReplay(state)
-    for n in body[1:]:
-        for player, entry in zip((0, 1), _columns(lines[n])):
-            if entry:
-                where = f"line {n + 1} (game {k}, {'left' if player == 0 else 'right'} column)"
-                try:
-                    _act(replay, player, entry, where)
-                except RuleBroken as e:
-                    raise MatFormatError(f"{where}: {shown(entry)}: {e}") from None
+    entries = [(n, player, entry) for n in body[1:] for player, entry in zip((0, 1), _columns(lines[n])) if entry]
+    if last and entries and _BARE_ROLL.match(entries[-1][2]):
+        entries.pop()  # saved unfinished after a roll, before its play (gnubg writes the roll alone)
+    for n, player, entry in entries:
+        where = f"line {n + 1} (game {k}, {'left' if player == 0 else 'right'} column)"
+        try:
+            _act(replay, player, entry, where)
+        except RuleBroken as e:
+            raise MatFormatError(f"{where}: {shown(entry)}: {e}") from None
     if replay.end is None and not last:
         raise MatFormatError(f"line {body[-1] + 1}: game {k} ends without a winner (no bear-off or dropped double)")
     return replay.game()
@@ -297,6 +299,9 @@ def _act(replay: GameReplay, player: int, entry: str, where: str) -> None:
         replay.answer(player, lower.startswith("take"))
         return
     roll, double = _ROLL.match(entry), _DOUBLE.match(entry)
+    if roll and _WINS.match(roll[3].strip()):  # rolled, then the game was given up before the play
+        _act(replay, player, roll[3].strip(), where)
+        return
     if roll:
         dice = (max(int(roll[1]), int(roll[2])), min(int(roll[1]), int(roll[2])))
         replay.move(player, dice, _steps(roll[3], where))

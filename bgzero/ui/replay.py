@@ -29,7 +29,8 @@ def show_game(game: MatchGame, names, *, number: int = 1, length: int = 0, jacob
     ``sleep(pace)`` runs after each picture; pass a function that waits for a key to step by hand.
     """
     state = MatchState(length, game.score, crawford=game.crawford, jacoby=jacoby)
-    board, on_roll = START, game.actions[0].player  # board: the side on roll in row 0
+    # board: the side on roll in row 0; a game given up before its first play starts with the loser's roll
+    board, on_roll = START, game.actions[0].player if game.actions else 1 - (game.winner or 0)
 
     def picture(line: str) -> None:
         print(f"\n{line}", file=out)
