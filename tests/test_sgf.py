@@ -1,6 +1,7 @@
 """gnubg's SGF and resigned games: read, written, round-tripped, and checked against the gnubg program."""
 
 import dataclasses
+import io
 import re
 
 import pytest
@@ -8,6 +9,7 @@ import pytest
 from bgzero.arena.match import play_matches
 from bgzero.arena.matfile import MatFormatError, format_match, parse_match, read_match
 from bgzero.arena.sgf import SgfFormatError, format_sgf, letter_point, parse_sgf, point_letter, read_sgf, write_sgf
+from bgzero.ui.replay import show_match
 from tests.gnubg_program import run_gnubg
 from tests.test_match import RandomCube
 
@@ -141,3 +143,13 @@ def test_play_saves_sgf_with_a_resignation(tmp_path):
     session.run()
     record = read_sgf(sgf)
     assert record.games == tuple(session.records) and record.games[0].resigned and record.games[0].winner == 1
+
+
+def test_gnubgs_game_resigned_before_its_first_play_replays():
+    text = ("(;FF[4]GM[6]CA[UTF-8]AP[GNU Backgammon:1.07.001]MI[length:3][game:0][ws:0][bs:0]PW[gnubg]PB[root]"
+            "RU[Crawford]RE[W+2R];PL[B]DI[52])")  # gnubg's save of a gammon resigned after the opening roll
+    record = parse_sgf(text)
+    assert [(g.winner, g.points, g.resigned, g.actions) for g in record.games] == [(0, 2, True, ())]
+    out = io.StringIO()
+    show_match(record, out=out, sleep=lambda _: None)
+    assert "gnubg wins 2 points (gammon, resigned)." in out.getvalue()
