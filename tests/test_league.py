@@ -25,7 +25,8 @@ def test_ratings_with_unplayed_pairs():
 def test_league_over_a_tiny_run(tiny_cfg, tmp_path, capsys):
     train(tiny_cfg)
     run = tmp_path / "run"
-    assert len(select_checkpoints(run, 1)) == 1
+    every = select_checkpoints(run, 100)
+    assert select_checkpoints(run, 1) == every[-1:] and select_checkpoints(run, 2) == [every[0], every[-1]]
     capsys.readouterr()
     table = run_league(run, limit=2, games_vs_pubeval=10, games_per_pair=10, progress=True)
     err = capsys.readouterr().err

@@ -45,7 +45,7 @@ def select_checkpoints(run_dir: str | Path, limit: int) -> list[Path]:
         raise FileNotFoundError(f"no checkpoints under {Path(run_dir, 'checkpoints')}")
     if len(paths) <= limit:
         return paths
-    picks = np.unique(np.linspace(0, len(paths) - 1, limit).round().astype(int))
+    picks = np.unique(np.linspace(len(paths) - 1, 0, limit).round().astype(int))  # from the last: limit=1 is it
     return [paths[i] for i in picks]
 
 
