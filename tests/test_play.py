@@ -149,6 +149,14 @@ def test_resignation_is_accepted_only_at_what_the_bot_can_still_win():
     assert [(g.winner, g.kind, g.points) for g in session.records] == [(1, 3, 3)] and session.state.score == (0, 3)
 
 
+def test_a_resignation_that_wins_the_bot_the_match_is_accepted():
+    # the same turn as above, where a single game is refused in money: in a 1-point match it is the match
+    human = ScriptedHuman([FIRST, "", "resign"])
+    session, text = _play(human, make_agent("random:1"), length=1, seed=2)
+    assert "declines" not in text
+    assert [(g.winner, g.kind, g.points, g.resigned) for g in session.records] == [(1, 1, 1, True)]
+
+
 def test_a_network_bot_judges_a_resignation_by_its_equity(tiny_checkpoint):
     # an untrained net's equity is near 0: a single game is more than it expects, so it accepts
     human = ScriptedHuman([FIRST, "", "resign"])

@@ -94,12 +94,14 @@ class PersonMatch:
         self.state = after_take(self.state, doubler)
 
     def resignation(self, level: int) -> GameOver | None:
-        """The end of the game if the bot accepts the person's resignation of ``level`` (1-3), else ``None``."""
-        if not accepts_resignation(self.bot, self.board, self.player, level):
-            return None
+        """The end of the game if the bot accepts the person's resignation of ``level`` (1-3), else
+        ``None``. An offer that wins the bot the match is always accepted: nothing is worth more."""
         cube = self.state.cube.value
-        return GameOver(1, level, cube, points_for(level, cube, jacoby=self.state.jacoby_active),
-                        f"{KINDS[level]}, resigned", resigned=True)
+        points = points_for(level, cube, jacoby=self.state.jacoby_active)
+        wins_match = not self.state.is_money and self.state.score[1] + points >= self.state.match_length
+        if not (wins_match or accepts_resignation(self.bot, self.board, self.player, level)):
+            return None
+        return GameOver(1, level, cube, points, f"{KINDS[level]}, resigned", resigned=True)
 
     def finish(self, end: GameOver) -> str:
         """Score the game that ``end`` ended; the line that says so."""
