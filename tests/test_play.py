@@ -165,6 +165,12 @@ def test_a_network_bot_judges_a_resignation_by_its_equity(tiny_checkpoint):
     assert [(g.winner, g.kind, g.points) for g in session.records] == [(1, 1, 1)]
 
 
+def test_a_cube_word_at_the_move_prompt_says_when_the_cube_is_used():
+    human = ScriptedHuman(["double", FIRST, "", "resign backgammon"])
+    _, text = _play(human, make_agent("random:1"), length=0, games=1, seed=2)
+    assert "'double': the dice are rolled; you double before rolling" in text and "malformed move" not in text
+
+
 def test_resigning_waits_for_the_opening_roll():
     human = ScriptedHuman(["resign", FIRST, "", "resign backgammon"])
     session, text = _play(human, make_agent("random:1"), length=0, games=1, seed=2)

@@ -248,7 +248,7 @@ def test_hint_adds_rollout_columns():
         cfg = compose("hint", ["position=4HPwATDgc/ABMA", "dice=31", f"agent={REFERENCE}", "rollout=36",
                                "rollout_top=2"])
     lines = hint.run(cfg).splitlines()
-    assert "rollout ± se" in lines[2] and "(36 trials)" in lines[2]
+    assert "rollout ± se" in lines[2] and "(36 trials, cubeless money)" in lines[2]
     assert "±" in lines[3] and "±" in lines[4] and "±" not in lines[5]
     with initialize_config_dir(config_dir=str(CONFIGS), version_base="1.3"):
         bad = compose("hint", ["position=4HPwATDgc/ABMA", f"agent={REFERENCE}", "rollout=0"])

@@ -64,7 +64,8 @@ def fit_ratings(ppg: np.ndarray) -> np.ndarray:
     anchor[0] = 1.0
     a = np.vstack(rows + [anchor])
     b = np.array(rhs + [0.0])
-    return np.linalg.lstsq(a, b, rcond=None)[0]
+    ratings = np.linalg.lstsq(a, b, rcond=None)[0]
+    return ratings - ratings[0]  # exactly 0, not a rounding error's -0.000
 
 
 def run_league(run_dir: str | Path, limit: int = 8, games_vs_pubeval: int = 1000, games_per_pair: int = 400,

@@ -72,7 +72,7 @@ def _moves_table(moves: list[RankedMove], rolled=()) -> list[str]:
     rollouts, the first ``len(rolled)`` plays get the rollout's equity, error and win chance."""
     width = max(9, *(len(m.move) for m in moves))
     match = moves[0].mwc is not None
-    extra = f"   rollout ± se    win  ({rolled[0].trials} trials)" if rolled else ""
+    extra = f"   rollout ± se    win  ({rolled[0].trials} trials, cubeless money)" if rolled else ""
     rows = [f"  # ply  {'move':<{width}}   equity    diff  {'   MWC  ' if match else ''}{PROBS_HEADER}{extra}"]
     for rank, m in enumerate(moves, 1):
         diff = f"{m.diff if m.diff else -0.0:+7.3f}" if rank > 1 else " " * 7  # a tie prints -0.000, as in gnubg

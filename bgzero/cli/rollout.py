@@ -52,8 +52,10 @@ def run(cfg: DictConfig) -> dict:
 def report(doc: dict) -> str:
     """The rollout as a table, gnubg's order of probabilities."""
     cubeful = doc["settings"]["cubeful"]
+    settings = ", ".join(f"{k}={v}" for k, v in doc["settings"].items() if v is not None)
     lines = [f"Rollout of {doc['position']}" + (f", Match ID {doc['match']}" if doc["match"] else "") +
-             f" by {doc['agent']}: " + ", ".join(f"{k}={v}" for k, v in doc["settings"].items() if v is not None)]
+             f" by {doc['agent']}" + (f", judged by {doc['judge']}" if doc.get("judge") else "") +
+             f": {settings} (the trials column: those done)"]
     head = f"  {'':<18}{PROBS_HEADER}   cubeless ± se" + ("     cubeful ± se" if cubeful else "") + "  trials"
 
     def row(name, r):

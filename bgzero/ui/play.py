@@ -36,6 +36,7 @@ from bgzero.ui.render import KINDS, UNICODE, BoardStyle, describe_cube, describe
 _RESIGN_WORDS = {"": 1, "s": 1, "single": 1, "n": 1, "normal": 1, "1": 1,
                  "g": 2, "gammon": 2, "2": 2, "b": 3, "backgammon": 3, "3": 3}
 _SHOWN_LEGAL = 8
+_CUBE_WORDS = {"double", "d", "take", "t", "pass", "p", "drop", "redouble", "beaver"}
 
 
 # --------------------------------------------------------------------------- hints
@@ -311,6 +312,10 @@ class PlaySession(PersonMatch):
                 self.say(*self.hints.moves(self.board, self.dice, self.state))
                 continue
             if not text or self.common(text):
+                continue
+            if text.lower() in _CUBE_WORDS:
+                self.say(f"{text!r}: the dice are rolled; you double before rolling, at the 'Roll or double?' "
+                         "prompt, and take or pass when the bot doubles. Type your move, or hint.")
                 continue
             try:
                 move = self.legal.parse(text)
