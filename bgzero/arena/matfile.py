@@ -18,8 +18,10 @@ match mat`` (``ExportGameJF``, gnubg 1.07) writes the same match after importing
   is the result times the cube, as gnubg writes it (it ignores the Jacoby rule there; the
   next game's score line has the points actually scored). A ``Wins`` line before the game
   is over is a resignation (gnubg's bots resign hopeless games): the loser gives up ``N``
-  divided by the cube (single, gammon or backgammon), and the game scores that. The last
-  game may lack its ``Wins`` line: a game saved unfinished, as gnubg imports it.
+  divided by the cube (single, gammon or backgammon), and the game scores that; gnubg writes
+  a game given up after a roll but before its play as ``52:       Wins 2 points``. The last
+  game may lack its ``Wins`` line: a game saved unfinished, as gnubg imports it, which may
+  end on a roll not yet played (``52:`` alone).
 
 Steps are in gnubg's canonical order (highest source first), the order gnubg's importer
 stores them in, so a file written here comes back out of gnubg unchanged. gnubg marks the
