@@ -18,6 +18,7 @@ from bgzero.arena.matchfiles import read_match_file
 from bgzero.arena.matfile import read_match
 from bgzero.cube import PASS, TAKE, CubeState, MatchState
 from bgzero.engine.board import START
+from bgzero.engine.notation import format_steps
 from bgzero.ui.play import Hints, PlaySession
 from bgzero.ui.render import ASCII, render_board
 from bgzero.ui.replay import replay_mat, show_match
@@ -26,6 +27,7 @@ from tests.gnubg_program import run_gnubg
 ROOT = Path(__file__).resolve().parents[1]
 SEED, LENGTH = 5, 3
 FIRST = None  # in a script: the first legal move
+SECOND = "<the second legal move>"  # in a script: the second
 
 
 class ScriptedHuman:
@@ -52,7 +54,7 @@ class ScriptedHuman:
             line = self.cube.pop(0) if self.cube else "roll"
         elif s.awaiting in ("move", "confirm") and self.script:
             line = self.script.pop(0)
-            line = first if line is FIRST else line
+            line = first if line is FIRST else s.legal[1].text if line == SECOND else line
         elif s.awaiting == "move":
             line = first
         elif s.awaiting == "confirm":
@@ -163,6 +165,15 @@ def test_a_network_bot_judges_a_resignation_by_its_equity(tiny_checkpoint):
     session, text = _play(human, make_agent(f"checkpoint:{tiny_checkpoint}"), length=0, games=1, seed=2)
     assert "Play the opening roll first" not in text
     assert [(g.winner, g.kind, g.points) for g in session.records] == [(1, 1, 1)]
+
+
+def test_another_play_typed_at_the_confirm_prompt_replaces_the_first():
+    human = ScriptedHuman([FIRST, SECOND, "", "resign backgammon"])
+    session, text = _play(human, make_agent("random:1"), length=0, games=1, seed=2)
+    second = human.typed[1]
+    assert second != human.typed[0] and f"{second}: Enter (or ok) to confirm" in text
+    played = session.records[0].actions[0]  # with seed 2 you open, from the start
+    assert played.player == 0 and format_steps(START, played.steps) == second
 
 
 def test_a_cube_word_at_the_move_prompt_says_when_the_cube_is_used():

@@ -118,7 +118,7 @@ class _Quit(Exception):
 HELP = """\
 Commands (any case):
   24/18 13/11      a move in gnubg notation: bar/22*, 6/off, 13/7(2); then Enter (or ok) to
-                   confirm it, or undo to take it back
+                   confirm it, undo to take it back, or another play instead
   roll, Enter      roll the dice (when you could double instead)
   double           offer the cube before rolling
   take, pass       answer a double
@@ -326,28 +326,37 @@ class PlaySession(PersonMatch):
                     more = f" and {len(self.legal) - _SHOWN_LEGAL} more" if len(self.legal) > _SHOWN_LEGAL else ""
                     self.say(f"Legal plays: {', '.join(shown)}{more}")
                 continue
-            if self.confirm and not self.confirmed(move):
-                self.say("Move taken back.")
-                self.show(self.dice)
-                continue
+            if self.confirm:
+                move = self.confirmed(move)
+                if move is None:
+                    self.say("Move taken back.")
+                    self.show(self.dice)
+                    continue
             self.legal = None
             self.moved(0, move.steps, move.result.board.copy())
             return
 
-    def confirmed(self, move) -> bool:
-        """Show the position after ``move``; True on Enter/ok, False on undo."""
+    def confirmed(self, move):
+        """Show the position after ``move``: the move to play on Enter/ok, ``None`` on undo.
+        Another legal play typed here replaces it, and is shown in turn."""
         self.say("", render_board(swap_sides(move.result.board), self.names, state=self.state, style=self.style,
                                   colour=self.colour))
         while True:
-            text = self.ask(f"{move.text}: Enter (or ok) to confirm, undo to take it back: ", "confirm").lower()
-            if text in ("", "ok", "y", "yes", "confirm"):
-                return True
-            if text in ("undo", "u", "n", "no"):
-                return False
-            if text == "hint":
+            text = self.ask(f"{move.text}: Enter (or ok) to confirm, undo to take it back: ", "confirm")
+            if text.lower() in ("", "ok", "y", "yes", "confirm"):
+                return move
+            if text.lower() in ("undo", "u", "n", "no"):
+                return None
+            if text.lower() == "hint":
                 self.say(*self.hints.moves(self.board, self.dice, self.state))
             elif not self.common(text):
-                self.say(f"{text!r}: press Enter (or type ok) to play {move.text}, or undo")
+                try:
+                    move = self.legal.parse(text)
+                except IllegalMoveError:
+                    self.say(f"{text!r}: press Enter (or type ok) to play {move.text}, undo, or type another legal play")
+                    continue
+                self.say("", render_board(swap_sides(move.result.board), self.names, state=self.state,
+                                          style=self.style, colour=self.colour))
 
     # ---- resigning and saving
 
