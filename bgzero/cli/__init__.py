@@ -103,6 +103,11 @@ def _no_option(key: str, cfg) -> ConfigError:
     return ConfigError(f"no option {key!r}; the options are {', '.join(cfg)} (--help says what each does)")
 
 
+def _one_line(message: str) -> str:
+    """A multi-line message (Hydra's, OmegaConf's) as one line."""
+    return " ".join(line.strip() for line in message.splitlines() if line.strip())
+
+
 def _preflight(config_name: str, overrides: list[str], check) -> None:
     """Compose the config Hydra will run and ``check`` it (if given). A mistake Hydra finds
     (an option the config lacks, a config group's unknown choice, a value its grammar
@@ -121,12 +126,12 @@ def _preflight(config_name: str, overrides: list[str], check) -> None:
             if unknown and "." not in unknown[1]:
                 raise _no_option(unknown[1], compose(config_name))
             said = str(e).split("Config search path")[0]  # Hydra's list of where it looked says nothing new
-            raise ConfigError(" ".join(line.strip() for line in said.splitlines() if line.strip())) from None
+            raise ConfigError(_one_line(said)) from None
     if check is not None:
         try:
             check(cfg)
         except OmegaConfBaseException as e:  # reading a value it cannot resolve, e.g. ${nope}
-            raise ConfigError(" ".join(line.strip() for line in str(e).splitlines() if line.strip())) from None
+            raise ConfigError(_one_line(str(e))) from None
 
 
 # --------------------------------------------------------------------------- composing without Hydra

@@ -339,9 +339,12 @@ class PlaySession(PersonMatch):
     def confirmed(self, move):
         """Show the position after ``move``: the move to play on Enter/ok, ``None`` on undo.
         Another legal play typed here replaces it, and is shown in turn."""
-        self.say("", render_board(swap_sides(move.result.board), self.names, state=self.state, style=self.style,
-                                  colour=self.colour))
+        shown = None
         while True:
+            if move is not shown:
+                self.say("", render_board(swap_sides(move.result.board), self.names, state=self.state,
+                                          style=self.style, colour=self.colour))
+                shown = move
             text = self.ask(f"{move.text}: Enter (or ok) to confirm, undo to take it back: ", "confirm")
             if text.lower() in ("", "ok", "y", "yes", "confirm"):
                 return move
@@ -354,9 +357,6 @@ class PlaySession(PersonMatch):
                     move = self.legal.parse(text)
                 except IllegalMoveError:
                     self.say(f"{text!r}: press Enter (or type ok) to play {move.text}, undo, or type another legal play")
-                    continue
-                self.say("", render_board(swap_sides(move.result.board), self.names, state=self.state,
-                                          style=self.style, colour=self.colour))
 
     # ---- resigning and saving
 
