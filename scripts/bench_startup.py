@@ -17,14 +17,18 @@ sees where only bgzero's own dependencies are installed. The peer row is gnubg's
 generator through ``gnubg_nn`` (import and first ``moves`` call).
 
 The second table is a whole command: ``bgzero-hint position=4HPwATDgc/ABMA dice=31`` with
-the shipped ``strong`` agent (with and without scipy; a console script spares numba its
-probe, :func:`bgzero.cli.launch.load_numba_without_blas`), next to the gnubg program's ``hint``
-on the same position and roll (``gnubg -t -q -r``, commands on stdin), with whether the
+the shipped ``strong`` agent (with and without scipy; a console script spares numba the
+refresh that probes for BLAS, :func:`bgzero.cli.launch.load_cached_kernels_without_refresh`),
+next to the gnubg program's ``hint`` on the same position and roll (``gnubg -t -q -r``, commands on stdin), with whether the
 command imported torch. ``--every-command`` adds each playing command's ``--help`` and a
 small real call (a server: until it is ready to serve). Commands run as their console
 scripts do (:mod:`bgzero.cli.launch`, which answers ``--help`` before importing the
 command), from a temporary directory, so run the script with ``PYTHONPATH`` set to the
 checkout it measures.
+
+Every child runs without ``PYTHONDONTWRITEBYTECODE``: an installed package has its modules
+compiled to bytecode (pip does it on install), and a child that may not write bytecode
+compiles bgzero's modules from source on every start (~0.15 s here), which no user pays.
 
     python scripts/bench_startup.py --repeats 5 [--every-command]
 """
@@ -104,6 +108,10 @@ EVERY = {  # command: (its arguments for a small real call, its stdin, the line 
 }
 
 
+CHILD_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+"""The children's environment: this one, with bytecode written and read as an installed package has it."""
+
+
 def run_command(name: str, args: list[str], cwd: str, stdin: str | None = None, ready: str | None = None,
                 env: dict | None = None, prefix: str = "") -> tuple[float, dict]:
     """Wall time of the console script ``bgzero-NAME args`` from launch to exit (or to printing
@@ -153,7 +161,7 @@ def command_rows(repeats: int, every: bool) -> None:
     best: dict[str, tuple[float, dict]] = {}
     with tempfile.TemporaryDirectory() as cwd:
         Path(cwd, "positions.txt").write_text(f"{POSITION} {DICE}\n{POSITION} 66\n")
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in [os.getcwd(), os.environ.get("PYTHONPATH")] if p))
+        env = dict(CHILD_ENV, PYTHONPATH=os.pathsep.join(p for p in [os.getcwd(), os.environ.get("PYTHONPATH")] if p))
         for _ in range(repeats):
             for name, script, (args, stdin, ready), prefix in rows:
                 wall, report = run_command(script, args, cwd, stdin, ready, env, prefix)
@@ -177,7 +185,7 @@ def command_rows(repeats: int, every: bool) -> None:
 def run_child(code: str) -> tuple[float, dict]:
     """Wall time from launch to exit of a fresh interpreter running ``code``, and its report."""
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False, env=CHILD_ENV)
     wall = time.perf_counter() - start
     if done.returncode != 0:
         raise SystemExit(f"bench_startup.py: child failed: {done.stderr.strip().splitlines()[-1]}")

@@ -6,6 +6,7 @@ fine-tuning) needs it. Each check runs in a fresh interpreter, as a command does
 """
 
 import itertools
+import os
 import random
 import subprocess
 import sys
@@ -33,21 +34,76 @@ def test_a_playing_command_imports_no_torch(name):
     assert done.returncode == 0, done.stderr
 
 
+def _as_console_script(check: str) -> subprocess.CompletedProcess:
+    """``bgzero-hint 4HPwATDgc/ABMA 31`` as its console script runs it, with ``check`` (lines
+    of code) run by the exit handlers: the script ends the process itself (``exit_now``)."""
+    body = "".join(f"    {line}\n" for line in check.splitlines())
+    code = ("import atexit, sys\nsys.argv = ['bgzero-hint', '4HPwATDgc/ABMA', '31']\n"
+            f"def check():\n{body}    print('checked')\natexit.register(check)\n"
+            "from bgzero.cli.launch import hint\nhint()\nprint('the script returned')")
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300)
+
+
 def test_a_hint_with_the_shipped_agent_imports_no_torch():
-    done = _no_torch("sys = __import__('sys'); sys.argv = ['bgzero-hint', '4HPwATDgc/ABMA', '31']\n"
-                     "from bgzero.cli.launch import hint\nhint()")  # the console script's own path
+    done = _as_console_script("assert 'torch' not in sys.modules, 'torch was imported'")
     assert done.returncode == 0, done.stderr
-    assert "8/5 6/5" in done.stdout
+    assert "8/5 6/5" in done.stdout and done.stdout.rstrip().endswith("checked")
+    assert "the script returned" not in done.stdout  # it exited as soon as it was done
 
 
-def test_a_console_script_spares_numba_its_blas_probe_and_leaves_scipy_importable():
-    pytest.importorskip("scipy.linalg")  # the probe costs something only where scipy is installed
-    code = ("import sys\nsys.argv = ['bgzero-hint', '4HPwATDgc/ABMA', '31']\nfrom bgzero.cli.launch import hint\nhint()\n"
-            "assert 'scipy.linalg' not in sys.modules, 'numba imported scipy.linalg'\n"
-            "import scipy.linalg\nassert scipy.linalg.norm([3.0, 4.0]) == 5.0")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300)
+def test_a_console_script_loads_cached_kernels_without_refreshing_numba_and_leaves_scipy_importable():
+    pytest.importorskip("scipy.linalg")  # numba's refresh imports it, to look for BLAS
+    done = _as_console_script("refreshed = [m for m in ('numba.np.linalg', 'numba.typed.typeddict', 'scipy.linalg')"
+                              " if m in sys.modules]\nassert not refreshed, refreshed\n"
+                              "import scipy.linalg\nassert scipy.linalg.norm([3.0, 4.0]) == 5.0")
     assert done.returncode == 0, done.stderr
-    assert "8/5 6/5" in done.stdout
+    assert "8/5 6/5" in done.stdout and done.stdout.rstrip().endswith("checked")
+
+
+KERNEL = """
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True)
+def running_sums(x):
+    out = np.empty_like(x)
+    total = 0.0
+    for i in range(x.size):
+        total += x[i]
+        out[i] = total
+    return out
+"""
+
+
+def test_a_kernel_not_yet_cached_compiles_and_a_cached_one_loads_as_before(tmp_path):
+    """The launcher's quick load from numba's cache leaves a cache miss to numba's compiler."""
+    (tmp_path / "kernel_module.py").write_text(KERNEL)
+    code = ("import sys\nfrom bgzero.cli.launch import load_cached_kernels_without_refresh\n"
+            "load_cached_kernels_without_refresh()\nfrom kernel_module import running_sums\nimport numpy as np\n"
+            "print(running_sums(np.arange(5.0)).tolist(), running_sums.stats.cache_hits.get((running_sums.signatures"
+            " or [None])[0], 0), 'numba.np.linalg' in sys.modules)")
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"),
+               PYTHONPATH=os.pathsep.join([str(tmp_path), str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, env=env,
+                           timeout=300) for _ in range(2)]
+    for done in runs:
+        assert done.returncode == 0, done.stderr
+    assert runs[0].stdout.split() == ["[0.0,", "1.0,", "3.0,", "6.0,", "10.0]", "0", "True"]  # compiled: refreshed
+    assert runs[1].stdout.split() == ["[0.0,", "1.0,", "3.0,", "6.0,", "10.0]", "1", "False"]  # loaded: not
+
+
+def test_exit_now_waits_for_threads_runs_exit_handlers_and_flushes(tmp_path):
+    marker = tmp_path / "written"
+    code = ("import atexit, sys, threading, time\nfrom bgzero.cli.launch import exit_now\n"
+            f"threading.Thread(target=lambda: (time.sleep(0.3), open({str(marker)!r}, 'w').write('done'))).start()\n"
+            "atexit.register(lambda: print('handler ran'))\nsys.stdout.write('unflushed, ')\nexit_now()\n"
+            "print('not reached')")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                          env=dict(os.environ, PYTHONUNBUFFERED=""))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "unflushed, handler ran\n"
+    assert marker.read_text() == "done"
 
 
 SCRIPTS = {ep.name: ep.value for ep in entry_points(group="console_scripts") if ep.value.startswith("bgzero.")}
