@@ -13,6 +13,8 @@ precomputed row per occupied point, and no input matrix is ever built.
 
 from __future__ import annotations
 
+from functools import cached_property
+
 import numpy as np
 from numba import njit
 
@@ -33,7 +35,8 @@ class PruningNet:
     Built from the net's state dict as numpy arrays: a snapshot, which later training of a
     torch net does not reach. The first layer is tabulated per side, point (the bar and the
     checkers off count as points) and count: a position's hidden layer is the bias plus one
-    table row per occupied point.
+    table row per occupied point. The table is made on first use: a command that never
+    prunes (a 0-ply hint) does not pay for it.
     """
 
     def __init__(self, config: NetConfig, weights: dict[str, np.ndarray]):
@@ -43,13 +46,17 @@ class PruningNet:
         self.config = config
         (w1, b1), (w2, self._b2) = layer_weights(config, weights)
         self._b1 = b1 + w1[:, 2 * TESAURO_SIDE]  # the side-on-roll unit is always 1
-        self._table = point_table(PRUNE_ENCODER, np.ascontiguousarray(w1.T), _tesauro_units, cells=26)
+        self._w1 = w1
         self._w2 = np.ascontiguousarray(w2.T)  # (H, 5)
 
     @classmethod
     def of(cls, net) -> PruningNet:
         """A pruning net from a torch :class:`~bgzero.value.net.ValueNet`, as its weights are now."""
         return cls(net.config, net.weights())
+
+    @cached_property
+    def _table(self) -> np.ndarray:
+        return point_table(PRUNE_ENCODER, np.ascontiguousarray(self._w1.T), _tesauro_units, cells=26)
 
     def equities(self, boards: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
         """(N,) float32 cubeless equities the net gives ``boards`` (N, 2, 25), or (R,) those of
