@@ -225,13 +225,28 @@ def test_a_hydra_command_refuses_a_mistake_in_one_line_before_it_writes_anything
     assert list(tmp_path.iterdir()) == []  # no run folder, no .hydra/, no log
 
 
-def test_eval_writes_tensorboard_scalars_without_torch(tmp_path):
-    done = _no_torch(f"from pathlib import Path\nfrom bgzero.cli.eval import write_scalars\n"
-                     f"write_scalars(Path({str(tmp_path)!r}), {{'eval/ppg': 0.25}}, 10)")
+def test_eval_writes_tensorboard_scalars_that_tensorboard_reads_without_its_writer_or_torch(tmp_path):
+    done = _no_torch(f"import sys\nfrom pathlib import Path\nfrom bgzero.cli.tensorboard_events import write_scalars\n"
+                     f"write_scalars(Path({str(tmp_path)!r}), {{'eval/ppg': 0.25, 'eval/win_rate': 0.5}}, 10)\n"
+                     "assert 'tensorboard.summary' not in sys.modules, 'tensorboard.summary was imported'")
     assert done.returncode == 0, done.stderr
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
-    assert [(e.step, e.value) for e in EventAccumulator(str(tmp_path)).Reload().Scalars("eval/ppg")] == [(10, 0.25)]
+    [written] = tmp_path.iterdir()
+    assert written.name.startswith("events.out.tfevents.")
+    events = EventAccumulator(str(tmp_path)).Reload()
+    assert [(e.step, e.value) for e in events.Scalars("eval/ppg")] == [(10, 0.25)]
+    assert [(e.step, e.value) for e in events.Scalars("eval/win_rate")] == [(10, 0.5)]
+
+
+def test_tfrecord_checksums_are_crc32c_masked():
+    from bgzero.cli.tensorboard_events import crc32c, masked_crc32c
+
+    from tensorboard.compat.tensorflow_stub.pywrap_tensorflow import masked_crc32c as theirs
+
+    assert crc32c(b"123456789") == 0xE3069283  # the standard check value of CRC-32C
+    for data in (b"", b"abc", bytes(range(256)) * 3):
+        assert masked_crc32c(data) == theirs(data)
 
 
 def test_torch_threads_are_pinned_only_where_torch_is_loaded():

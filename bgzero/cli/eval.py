@@ -1,7 +1,6 @@
 """``bgzero-eval``: one agent against another, cubeless money, duplicate dice."""
 
 import json
-import time
 from pathlib import Path
 
 from omegaconf import DictConfig
@@ -9,6 +8,7 @@ from omegaconf import DictConfig
 from bgzero.arena.duplicate import play_duplicate_from_specs
 from bgzero.atomic import atomic_write_text
 from bgzero.cli import agents_preflight, hydra_main, one_line_errors
+from bgzero.cli.tensorboard_events import write_scalars
 from bgzero.config_check import EVAL, check, count_of_processes
 
 
@@ -26,22 +26,6 @@ def run(cfg: DictConfig) -> dict:
     print(f"{cfg.a} vs {cfg.b}: {result}")
     print(f"result: {out / 'result.json'}")
     return record
-
-
-def write_scalars(logdir: Path, scalars: dict[str, float], step: int) -> None:
-    """TensorBoard scalars at ``step``, through tensorboard's own writer: torch's SummaryWriter would import torch,
-    which playing does not need."""
-    from tensorboard.compat.proto.event_pb2 import Event
-    from tensorboard.compat.proto.summary_pb2 import Summary
-    from tensorboard.summary.writer.event_file_writer import EventFileWriter
-
-    writer = EventFileWriter(str(logdir))
-    try:
-        for tag, value in scalars.items():
-            writer.add_event(Event(wall_time=time.time(), step=step,
-                                   summary=Summary(value=[Summary.Value(tag=tag, simple_value=float(value))])))
-    finally:
-        writer.close()
 
 
 @hydra_main("evaluate", prog="bgzero-eval", preflight=agents_preflight(EVAL))
