@@ -221,3 +221,36 @@ def test_move_batch_is_frozen():
         batch.results = batch.results
     again = MoveBatch(batch.results, batch.offsets, batch.steps)
     assert again.results is batch.results and again.counts().tolist() == [len(batch.results)]
+
+
+KERNELS = """
+import sys, threading
+import numpy as np
+from bgzero.engine import movegen_kernels as k
+from bgzero.engine.board import START
+from bgzero.engine.movegen import generate
+loaded = lambda: [len(getattr(k, name).signatures) for name in ("_gen_batch", "_gen_one", "_gen_board")]
+print(loaded())
+boards, dice = np.stack([START] * 3), np.array([[3, 1]] * 3, np.int8)
+threads = [threading.Thread(target=generate, args=(boards, dice)) for _ in range(4)]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
+print(loaded())
+try:
+    k._gen_batch(boards.astype(np.float64), dice, 0, 3, boards.copy(), boards.copy(), np.zeros(4, np.int64), 0)
+except TypeError:
+    print("TypeError")
+print(loaded())
+"""
+
+
+def test_the_entry_kernels_load_their_signatures_on_first_call_and_no_others():
+    """A process loads only the kernels it calls; once called, a kernel has exactly its signatures."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", KERNELS], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[:4] == ["[0, 0, 0]", "[2, 2, 0]", "TypeError", "[2, 2, 0]"]

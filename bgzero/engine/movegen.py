@@ -316,7 +316,7 @@ def legal_results(board, dice) -> tuple[np.ndarray, np.ndarray]:
 def warm_up() -> None:
     """Load the compiled kernels (from numba's cache) and run each entry point once.
 
-    The kernels have fixed signatures and are compiled or loaded at import; this only
+    The kernels have fixed signatures, each loaded on its entry point's first call; this
     makes sure the first timed call pays nothing more.
     """
 

@@ -14,6 +14,8 @@ preallocated slab that is handed out piece by piece, so the call allocates nothi
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 from llvmlite import ir
 from numba import njit, types
@@ -462,8 +464,38 @@ _DICE_1D.append(types.UniTuple(types.int64, 2))
 _RET = types.UniTuple(types.int64, 3)
 
 
-@njit([_RET(_RO_BOARDS, dice, types.int64, types.int64, _I8_3D, _I8_3D, _I64_1D, types.int64)
-       for dice in _DICE_2D], cache=True, nogil=True)
+def _fixed_signatures(signatures, **options):
+    """``njit(signatures, ...)``, its machine code loaded (or compiled) on the kernel's first
+    call instead of at import.
+
+    Each signature is its own entry in numba's cache and costs 10-25 ms to load; the three
+    entry points have seven, and a command may call one of them (a hint only ``_gen_one``).
+    On the first call the kernel gets every listed signature and no other, as an eager
+    ``njit`` would: later calls match them (converting arguments as numba does) or raise
+    ``TypeError``. The kernel's ``_compile_for_args``, which numba calls when no signature
+    matches, is replaced on this one dispatcher until then.
+    """
+    def wrap(fn):
+        kernel = njit(**options)(fn)
+        lock = threading.Lock()
+
+        def first_call(*args):
+            with lock:  # threads may make the first calls together (``generate(threads=...)``)
+                if "_compile_for_args" in vars(kernel):
+                    for sig in signatures:
+                        kernel.compile(sig)
+                    kernel.disable_compile()
+                    del kernel._compile_for_args  # only now: a call meanwhile must wait here
+            return kernel(*args)
+
+        kernel._compile_for_args = first_call
+        return kernel
+
+    return wrap
+
+
+@_fixed_signatures([_RET(_RO_BOARDS, dice, types.int64, types.int64, _I8_3D, _I8_3D, _I64_1D, types.int64)
+                    for dice in _DICE_2D], cache=True, nogil=True)
 def _gen_batch(boards, dice, lo, hi, res, steps, offsets, n):
     """Boards ``lo:hi`` into rows from ``n``, setting ``offsets[b + 1]`` to board b's end.
 
@@ -510,7 +542,7 @@ def _gen_slab(board, d1, d2, slab):
     return (n << 32) | start
 
 
-@njit([types.int64(_RO_BOARDS, dice, _I8_1D) for dice in _DICE_2D], cache=True)
+@_fixed_signatures([types.int64(_RO_BOARDS, dice, _I8_1D) for dice in _DICE_2D], cache=True)
 def _gen_one(boards, dice, slab):
     """``generate`` for B == 1 into the slab: ``(end row << 32) | first row`` or ``-error``
     (error 5 if B != 1). Holds the GIL, so Python threads take turns with the slab."""
@@ -521,7 +553,7 @@ def _gen_one(boards, dice, slab):
     return _gen_slab(boards[0], dice[0, 0], dice[0, 1], slab)
 
 
-@njit([types.int64(_RO_BOARD, dice, _I8_1D) for dice in _DICE_1D], cache=True)
+@_fixed_signatures([types.int64(_RO_BOARD, dice, _I8_1D) for dice in _DICE_1D], cache=True)
 def _gen_board(board, dice, slab):
     """``legal_results`` into the slab, as :func:`_gen_one`."""
     if board.shape[0] != 2 or board.shape[1] != 25 or len(dice) != 2:
