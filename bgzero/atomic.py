@@ -24,14 +24,18 @@ def _umasked_mode() -> int:
 _UMASKED_MODE = _umasked_mode()
 
 
-def atomic_write(path: str | Path, write: Callable[[IO], None], mode: str = "w") -> Path:
-    """Call ``write(f)`` on a temporary file opened with ``mode``, then rename it to ``path``."""
+def atomic_write(path: str | Path, write: Callable[[IO], None], mode: str = "w", temp_name: str | None = None) -> Path:
+    """Call ``write(f)`` on a temporary file opened with ``mode``, then rename it to ``path``.
+
+    The temporary file is ``NAME.XXXXXXXX.tmp`` beside ``path``, NAME being ``path``'s name or
+    ``temp_name`` (for a folder whose readers take any file whose name looks like theirs).
+    """
     path = Path(path)
     if path.is_dir():
         raise OutputError(f"cannot write {path}: it is a directory")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+        fd, tmp = tempfile.mkstemp(prefix=(temp_name or path.name) + ".", suffix=".tmp", dir=path.parent)
     except OSError as e:
         raise _output_error(path, e) from None
     try:

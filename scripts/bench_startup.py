@@ -19,8 +19,8 @@ generator through ``gnubg_nn`` (import and first ``moves`` call).
 The second table is a whole command: ``bgzero-hint position=4HPwATDgc/ABMA dice=31`` with
 the shipped ``strong`` agent (with and without scipy; a console script spares numba the
 refresh that probes for BLAS, :func:`bgzero.cli.launch.load_cached_kernels_without_refresh`),
-next to the gnubg program's ``hint`` on the same position and roll (``gnubg -t -q -r``, commands on stdin), with whether the
-command imported torch. ``--every-command`` adds each playing command's ``--help`` and a
+next to the gnubg program's ``hint`` on the same position and roll (``gnubg -t -q -r``,
+commands on stdin), with whether the command imported torch. ``--every-command`` adds each playing command's ``--help`` and a
 small real call (a server: until it is ready to serve). Commands run as their console
 scripts do (:mod:`bgzero.cli.launch`, which answers ``--help`` before importing the
 command), from a temporary directory, so run the script with ``PYTHONPATH`` set to the

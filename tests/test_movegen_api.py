@@ -231,6 +231,11 @@ from bgzero.engine.board import START
 from bgzero.engine.movegen import generate
 loaded = lambda: [len(getattr(k, name).signatures) for name in ("_gen_batch", "_gen_one", "_gen_board")]
 print(loaded())
+try:
+    k._gen_board(START.astype(np.float64), np.array([3, 1]), np.zeros(100, np.int8))
+except TypeError:
+    print("TypeError")
+print(loaded())
 boards, dice = np.stack([START] * 3), np.array([[3, 1]] * 3, np.int8)
 threads = [threading.Thread(target=generate, args=(boards, dice)) for _ in range(4)]
 for t in threads:
@@ -253,4 +258,4 @@ def test_the_entry_kernels_load_their_signatures_on_first_call_and_no_others():
 
     done = subprocess.run([sys.executable, "-c", KERNELS], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split("\n")[:4] == ["[0, 0, 0]", "[2, 2, 0]", "TypeError", "[2, 2, 0]"]
+    assert done.stdout.split("\n")[:6] == ["[0, 0, 0]", "TypeError", "[0, 0, 3]", "[2, 2, 3]", "TypeError", "[2, 2, 3]"]

@@ -1,5 +1,6 @@
 """Pruning nets in search, the one-pass position classifier, and bgzero-prune."""
 
+import pickle
 import subprocess
 import sys
 from pathlib import Path
@@ -81,7 +82,11 @@ def test_pruning_kernel_equals_the_network():
     with torch.inference_mode():
         want = equity(net(torch.from_numpy(encode(boards, "tesauro198")))).numpy()
     pruner = PruningNet.of(net)
+    copy = pickle.loads(pickle.dumps(pruner))  # as a spawned worker gets it, before any use
+    with torch.no_grad():
+        net.body[0].weight.add_(1.0)  # training goes on: a pruning net is a snapshot, tabulated or not
     np.testing.assert_allclose(pruner.equities(boards), want, atol=1e-5)
+    np.testing.assert_array_equal(copy.equities(boards), pruner.equities(boards))
     rows = np.array([499, 3, 3, 250])  # any listed boards, in the order listed
     np.testing.assert_array_equal(pruner.equities(boards, rows), pruner.equities(boards)[rows])
 

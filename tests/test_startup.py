@@ -53,6 +53,7 @@ def test_a_hint_with_the_shipped_agent_imports_no_torch():
 
 def test_a_console_script_loads_cached_kernels_without_refreshing_numba_and_leaves_scipy_importable():
     pytest.importorskip("scipy.linalg")  # numba's refresh imports it, to look for BLAS
+    assert _as_console_script("pass").returncode == 0  # kernels not yet cached compile (and refresh) here
     done = _as_console_script("refreshed = [m for m in ('numba.np.linalg', 'numba.typed.typeddict', 'scipy.linalg')"
                               " if m in sys.modules]\nassert not refreshed, refreshed\n"
                               "import scipy.linalg\nassert scipy.linalg.norm([3.0, 4.0]) == 5.0")
@@ -91,6 +92,44 @@ def test_a_kernel_not_yet_cached_compiles_and_a_cached_one_loads_as_before(tmp_p
         assert done.returncode == 0, done.stderr
     assert runs[0].stdout.split() == ["[0.0,", "1.0,", "3.0,", "6.0,", "10.0]", "0", "True"]  # compiled: refreshed
     assert runs[1].stdout.split() == ["[0.0,", "1.0,", "3.0,", "6.0,", "10.0]", "1", "False"]  # loaded: not
+
+
+def test_exit_now_stops_a_thread_pool_left_running():
+    """A pool nobody shut down (a server's, after Ctrl-C) is stopped as a normal exit stops it."""
+    code = ("from concurrent.futures import ThreadPoolExecutor\nfrom bgzero.cli.launch import exit_now\n"
+            "pool = ThreadPoolExecutor(2)\nprint(pool.submit(sum, [1, 2]).result())\nexit_now()")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "3\n"
+
+
+def test_bgzero_web_stops_on_ctrl_c_after_serving_a_request():
+    import signal
+    import socket
+    import time
+    import urllib.error
+    import urllib.request
+
+    with socket.socket() as s:  # a free port for the server
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    code = f"import sys\nsys.argv = ['bgzero-web', 'port={port}']\nfrom bgzero.cli.launch import web\nweb()"
+    server = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT)
+    try:
+        status, deadline = None, time.monotonic() + 120
+        while status is None and time.monotonic() < deadline:
+            try:  # the engine's worker threads answer it
+                status = urllib.request.urlopen(f"http://127.0.0.1:{port}/api/evaluate?position=4HPwATDgc/ABMA&"
+                                                "agent=random", timeout=60).status
+            except urllib.error.HTTPError as e:
+                status = e.code
+            except OSError:
+                time.sleep(0.2)
+        assert status is not None, "the server never answered"
+        server.send_signal(signal.SIGINT)
+        assert server.wait(timeout=30) == 0
+    finally:
+        server.kill()
 
 
 def test_exit_now_waits_for_threads_runs_exit_handlers_and_flushes(tmp_path):
@@ -233,16 +272,27 @@ def test_eval_writes_tensorboard_scalars_that_tensorboard_reads_without_its_writ
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
     [written] = tmp_path.iterdir()
-    assert written.name.startswith("events.out.tfevents.")
+    assert written.name.startswith("events.out.tfevents.") and written.name.endswith(".0")
     events = EventAccumulator(str(tmp_path)).Reload()
     assert [(e.step, e.value) for e in events.Scalars("eval/ppg")] == [(10, 0.25)]
     assert [(e.step, e.value) for e in events.Scalars("eval/win_rate")] == [(10, 0.5)]
 
 
-def test_tfrecord_checksums_are_crc32c_masked():
-    from bgzero.cli.tensorboard_events import crc32c, masked_crc32c
+def test_two_evaluations_in_one_process_write_two_event_files(tmp_path):
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
+    from bgzero.cli.tensorboard_events import write_scalars
+
+    first, second = write_scalars(tmp_path, {"eval/ppg": 0.5}, 1), write_scalars(tmp_path, {"eval/ppg": 0.75}, 2)
+    assert first != second and sorted(tmp_path.iterdir()) == sorted([first, second])
+    assert [(e.step, e.value) for e in EventAccumulator(str(tmp_path)).Reload().Scalars("eval/ppg")] == [
+        (1, 0.5), (2, 0.75)]
+
+
+def test_tfrecord_checksums_are_crc32c_masked():
     from tensorboard.compat.tensorflow_stub.pywrap_tensorflow import masked_crc32c as theirs
+
+    from bgzero.cli.tensorboard_events import crc32c, masked_crc32c
 
     assert crc32c(b"123456789") == 0xE3069283  # the standard check value of CRC-32C
     for data in (b"", b"abc", bytes(range(256)) * 3):

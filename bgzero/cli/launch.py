@@ -24,6 +24,11 @@ QUICK_EXIT = {"analyze", "eval", "hint", "league", "match", "play", "rollout", "
 """Commands that leave by :func:`exit_now`; training's (``train``, ``prune``) keep torch's own exit."""
 
 
+NUMBA_VERSIONS = ((0, 59), (0, 68))
+"""The numba releases (first and last, as minor versions) whose ``Cache.load_overload``
+:func:`load_cached_kernels_without_refresh` replaces: the same code in 0.59 and 0.68."""
+
+
 def load_cached_kernels_without_refresh() -> None:
     """Let numba load a kernel from its on-disk cache without refreshing its compiler first.
 
@@ -32,16 +37,18 @@ def load_cached_kernels_without_refresh() -> None:
     (and so ``scipy.linalg``, to look for BLAS), random, typed-container and cffi libraries:
     0.4-0.6 s of every command's start. Loading machine code needs none of that, only
     numba's runtime, whose functions the code calls. A kernel that is not in the cache is
-    compiled, and compiling refreshes the compiler itself, so only the time changes. Where
-    numba's cache lacks the methods this relies on, nothing is changed.
+    compiled, and compiling refreshes the compiler itself, so only the time changes. This
+    leans on numba's internals, so it does nothing outside :data:`NUMBA_VERSIONS`.
     """
+    import numba
     from numba.core.caching import Cache
 
-    if not all(hasattr(Cache, name) for name in ("load_overload", "_load_overload",
-                                                 "_guard_against_spurious_io_errors")):
+    version = tuple(int(part) for part in numba.__version__.split(".")[:2])
+    if not NUMBA_VERSIONS[0] <= version <= NUMBA_VERSIONS[1]:
         return
 
     def load_overload(self, sig, target_context):
+        """numba's ``Cache.load_overload`` without its ``target_context.refresh()``."""
         from numba.core.runtime import rtsys
 
         rtsys.initialize(target_context)  # the runtime the loaded code links against
@@ -56,17 +63,22 @@ def exit_now() -> None:
     """End the process once the command is done, skipping the interpreter's teardown.
 
     Tearing down numba's and LLVM's objects at exit takes 0.3-0.8 s, longer than many a
-    command's work. This does what a normal exit does that matters, in the same order: it
-    waits for the command's other threads, runs the exit handlers (a pool's shutdown,
-    logging's flush, finalizers), and flushes the standard streams; then it exits at once.
+    command's work. This does first what a normal exit does first, in its order: it stops
+    the thread pools and waits for the other threads (``threading._shutdown``, the call that
+    starts the interpreter's own finalisation), runs the exit handlers (logging's flush,
+    finalizers), and flushes the standard streams; then it ends the process at once. A
+    stream that cannot be flushed (a closed pipe) gives exit status 120, as Python does.
     """
-    for thread in threading.enumerate():
-        if thread is not threading.current_thread() and not thread.daemon:
-            thread.join()
+    threading._shutdown()
     atexit._run_exitfuncs()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(0)
+    status = 0
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None:
+                stream.flush()
+        except (OSError, ValueError):
+            status = 120
+    os._exit(status)
 
 
 def _script(command: str, config: str):

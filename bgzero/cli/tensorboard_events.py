@@ -11,6 +11,7 @@ TensorBoard reads the file as it reads its own.
 
 from __future__ import annotations
 
+import itertools
 import os
 import socket
 import struct
@@ -31,6 +32,7 @@ def _crc32c_table() -> list[int]:
 
 
 _CRC32C = _crc32c_table()
+_FILES = itertools.count()  # this process's event files, numbered as TensorBoard numbers its own
 
 
 def crc32c(data: bytes) -> int:
@@ -56,8 +58,9 @@ def record(data: bytes) -> bytes:
 def write_scalars(logdir: Path, scalars: dict[str, float], step: int) -> Path:
     """A new event file in ``logdir`` holding ``scalars`` at ``step``; returns its path.
 
-    Named as TensorBoard names its own (``events.out.tfevents.TIME.HOST.PID.0``), so that
-    TensorBoard finds it beside the files of other runs, and written atomically.
+    Named as TensorBoard names its own (``events.out.tfevents.TIME.HOST.PID.N``, N counting
+    this process's files), so that TensorBoard finds it beside other runs' files, and written
+    atomically under a temporary name TensorBoard does not read.
     """
     from tensorboard.compat.proto.event_pb2 import Event
     from tensorboard.compat.proto.summary_pb2 import Summary
@@ -66,5 +69,6 @@ def write_scalars(logdir: Path, scalars: dict[str, float], step: int) -> Path:
     events = [Event(wall_time=now, file_version="brain.Event:2")]
     events += [Event(wall_time=now, step=step, summary=Summary(value=[Summary.Value(tag=tag, simple_value=float(v))]))
                for tag, v in scalars.items()]
-    path = Path(logdir) / f"events.out.tfevents.{int(now):010d}.{socket.gethostname()}.{os.getpid()}.0"
-    return atomic_write(path, lambda f: f.write(b"".join(record(e.SerializeToString()) for e in events)), mode="wb")
+    name = f"events.out.tfevents.{int(now):010d}.{socket.gethostname()}.{os.getpid()}.{next(_FILES)}"
+    data = b"".join(record(e.SerializeToString()) for e in events)
+    return atomic_write(Path(logdir) / name, lambda f: f.write(data), mode="wb", temp_name="event-file")

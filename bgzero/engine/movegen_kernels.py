@@ -465,28 +465,28 @@ _RET = types.UniTuple(types.int64, 3)
 
 
 def _fixed_signatures(signatures, **options):
-    """``njit(signatures, ...)``, its machine code loaded (or compiled) on the kernel's first
-    call instead of at import.
+    """``njit(signatures, ...)``, its machine code loaded (or compiled) on first call, not at import.
 
     Each signature is its own entry in numba's cache and costs 10-25 ms to load; the three
     entry points have seven, and a command may call one of them (a hint only ``_gen_one``).
-    On the first call the kernel gets every listed signature and no other, as an eager
-    ``njit`` would: later calls match them (converting arguments as numba does) or raise
-    ``TypeError``. The kernel's ``_compile_for_args``, which numba calls when no signature
-    matches, is replaced on this one dispatcher until then.
+    On its first call from Python the kernel gets every listed signature, as an eager
+    ``njit`` would, and compiles no other: later calls match them (converting arguments as
+    numba does) or raise ``TypeError``. The kernel's ``_compile_for_args``, which numba calls
+    when no signature matches, is replaced on this one dispatcher until then. (Jitted code
+    calling an entry point would compile its own signature; none does.)
     """
     def wrap(fn):
         kernel = njit(**options)(fn)
         lock = threading.Lock()
 
-        def first_call(*args):
+        def first_call(*args, **kws):
             with lock:  # threads may make the first calls together (``generate(threads=...)``)
                 if "_compile_for_args" in vars(kernel):
                     for sig in signatures:
                         kernel.compile(sig)
                     kernel.disable_compile()
                     del kernel._compile_for_args  # only now: a call meanwhile must wait here
-            return kernel(*args)
+            return kernel(*args, **kws)
 
         kernel._compile_for_args = first_call
         return kernel

@@ -56,6 +56,7 @@ class PruningNet:
 
     @cached_property
     def _table(self) -> np.ndarray:
+        """(2, 26, 16, H): the first layer per side, cell and count (:func:`~bgzero.value.frozen.point_table`)."""
         return point_table(PRUNE_ENCODER, np.ascontiguousarray(self._w1.T), _tesauro_units, cells=26)
 
     def equities(self, boards: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
