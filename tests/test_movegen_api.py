@@ -6,6 +6,8 @@ arrays: batches that outgrow their first buffer, the one-position slab (includin
 fills up), threads, and inputs that need converting.
 """
 
+import subprocess
+import sys
 from dataclasses import FrozenInstanceError
 
 import numpy as np
@@ -253,9 +255,6 @@ print(loaded())
 
 def test_the_entry_kernels_load_their_signatures_on_first_call_and_no_others():
     """A process loads only the kernels it calls; once called, a kernel has exactly its signatures."""
-    import subprocess
-    import sys
-
     done = subprocess.run([sys.executable, "-c", KERNELS], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split("\n")[:6] == ["[0, 0, 0]", "TypeError", "[0, 0, 3]", "[2, 2, 3]", "TypeError", "[2, 2, 3]"]

@@ -22,6 +22,7 @@ from bgzero.atomic import atomic_write
 
 
 def _crc32c_table() -> list[int]:
+    """CRC-32C of each byte value: the table of the byte-at-a-time algorithm."""
     table = []
     for n in range(256):
         c = n
