@@ -29,6 +29,14 @@ NUMBA_VERSIONS = ((0, 59), (0, 68))
 :func:`load_cached_kernels_without_refresh` replaces: the same code in 0.59 and 0.68."""
 
 
+def numba_is_known() -> bool:
+    """Whether the installed numba is one of :data:`NUMBA_VERSIONS`."""
+    import numba
+
+    version = tuple(int(part) for part in numba.__version__.split(".")[:2])
+    return NUMBA_VERSIONS[0] <= version <= NUMBA_VERSIONS[1]
+
+
 def load_cached_kernels_without_refresh() -> None:
     """Let numba load a kernel from its on-disk cache without refreshing its compiler first.
 
@@ -40,12 +48,9 @@ def load_cached_kernels_without_refresh() -> None:
     compiled, and compiling refreshes the compiler itself, so only the time changes. This
     leans on numba's internals, so it does nothing outside :data:`NUMBA_VERSIONS`.
     """
-    import numba
-    from numba.core.caching import Cache
-
-    version = tuple(int(part) for part in numba.__version__.split(".")[:2])
-    if not NUMBA_VERSIONS[0] <= version <= NUMBA_VERSIONS[1]:
+    if not numba_is_known():
         return
+    from numba.core.caching import Cache
 
     def load_overload(self, sig, target_context):
         """numba's ``Cache.load_overload`` without its ``target_context.refresh()``."""

@@ -346,11 +346,12 @@ class PlaySession(PersonMatch):
                                           style=self.style, colour=self.colour))
                 shown = move
             text = self.ask(f"{move.text}: Enter (or ok) to confirm, undo to take it back: ", "confirm")
-            if text.lower() in ("", "ok", "y", "yes", "confirm"):
+            word = text.lower()
+            if word in ("", "ok", "y", "yes", "confirm"):
                 return move
-            if text.lower() in ("undo", "u", "n", "no"):
+            if word in ("undo", "u", "n", "no"):
                 return None
-            if text.lower() == "hint":
+            if word == "hint":
                 self.say(*self.hints.moves(self.board, self.dice, self.state))
             elif not self.common(text):
                 try:
