@@ -75,9 +75,10 @@ def test_pruned_replies_are_the_full_choice_when_every_reply_is_kept(pruned_eval
     assert (pruned != full).any()  # an unrelated pruning net does change some choices
 
 
-def test_pruning_kernel_equals_the_network():
+@pytest.mark.parametrize("hidden", [16, 20])  # a shipped net's width, and one padded to whole lane buffers
+def test_pruning_kernel_equals_the_network(hidden):
     torch.manual_seed(4)
-    net = ValueNet(NetConfig(num_inputs=198, hidden=[16])).eval()
+    net = ValueNet(NetConfig(num_inputs=198, hidden=[hidden])).eval()
     boards, _ = random_positions(500, seed=8)
     with torch.inference_mode():
         want = equity(net(torch.from_numpy(encode(boards, "tesauro198")))).numpy()

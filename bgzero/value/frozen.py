@@ -15,6 +15,7 @@ import numpy as np
 from numba import njit
 
 from bgzero.errors import ConfigError
+from bgzero.value import lanes
 from bgzero.value.encode import CONTACT_POINT_UNITS, CONTACT_SIDE, contact_features_kernel, get_encoder
 from bgzero.value.netconfig import ACTIVATIONS, NetConfig, weight_shapes
 
@@ -32,13 +33,19 @@ class FrozenNet:
             raise ConfigError(f"encoder {encoder!r} gives {self.encoder.num_inputs} inputs, "
                               f"the net expects {config.num_inputs}")
         self._act = ACTIVATIONS.index(config.activation)  # the kernel's activation code
-        *body, self._head = layer_weights(config, weights)  # the head stays (5, in): contiguous dot products
-        self._layers = [(np.ascontiguousarray(w.T), b) for w, b in body]  # (in, out): one input's row is contiguous
-        self._table = _NO_TABLE
-        if encoder == "contact" and body:  # its point units come from a table, its features from their own kernel
-            w1 = self._layers[0][0]
-            self._table = point_table("contact", w1, _contact_units)
-            self._layers[0] = (np.ascontiguousarray(w1[_CONTACT_FEATURES]), self._layers[0][1])
+        *body, (w_head, b_head) = layer_weights(config, weights)
+        # Hidden units padded to whole groups of lane buffers, with zero weights in and out.
+        widths = [w.shape[0] for w, _ in body]
+        padded = [w + -w % GROUP for w in widths]
+        ins = [config.num_inputs] + padded[:-1]
+        rows = [_pad(w.T, (n, p)) for (w, _), n, p in zip(body, ins, padded)]  # (in, out): an input's row is contiguous
+        self._biases = [_pad(b, (p,)) for (_, b), p in zip(body, padded)]
+        self._head = (_pad(w_head, (5, padded[-1] if body else config.num_inputs)), b_head)
+        self._tabled = encoder == "contact" and bool(body)
+        if self._tabled:  # its point units come from a table, its features from their own kernel
+            table = point_table("contact", rows[0], _contact_units).reshape(-1, padded[0])
+            rows[0] = np.concatenate([table, rows[0][_CONTACT_FEATURES]])
+        self._rows = [np.ascontiguousarray(r).ravel() for r in rows]
 
     @classmethod
     def of(cls, net, encoder: str) -> FrozenNet:
@@ -49,17 +56,17 @@ class FrozenNet:
         """(N, 5) float32 probabilities for (N, 2, 25) boards, as the torch net gives them."""
         boards = np.ascontiguousarray(boards, np.int8).reshape(-1, 2, 25)
         out = np.empty((len(boards), 5), np.float32)
-        tabled = len(self._table) > 0
-        x = np.empty((min(CHUNK, len(boards)), len(_CONTACT_FEATURES) if tabled else self.config.num_inputs), np.float32)
-        hidden = [np.empty((len(x), w.shape[1]), np.float32) for w, _ in self._layers]
+        x = np.empty((min(CHUNK, len(boards)), len(_CONTACT_FEATURES) if self._tabled else self.config.num_inputs),
+                     np.float32)
+        hidden = [np.empty((len(x), len(b)), np.float32) for b in self._biases]
         for lo in range(0, len(boards), CHUNK):
             n = min(CHUNK, len(boards) - lo)
             chunk = boards[lo:lo + n]
-            (contact_features_kernel if tabled else self.encoder.fn)(chunk, x[:n])
-            h, table = x[:n], self._table
-            for (w, b), buf in zip(self._layers, hidden):
-                _sparse_layer(h, w, b, self._act, buf[:n], chunk, table)
-                h, table = buf[:n], _NO_TABLE
+            (contact_features_kernel if self._tabled else self.encoder.fn)(chunk, x[:n])
+            h, tabled = x[:n], self._tabled
+            for w, b, buf in zip(self._rows, self._biases, hidden):
+                _sparse_layer(h, w, b, self._act, buf[:n], chunk, tabled)
+                h, tabled = buf[:n], False
             _head(h, *self._head, out[lo:lo + n])
         return out
 
@@ -81,7 +88,17 @@ def layer_weights(config: NetConfig, weights: dict[str, np.ndarray]) -> list[tup
 
 _CONTACT_FEATURES = np.r_[CONTACT_POINT_UNITS:CONTACT_SIDE, CONTACT_SIDE + CONTACT_POINT_UNITS:2 * CONTACT_SIDE]
 """The contact inputs that :func:`~bgzero.value.encode.contact_features_kernel` fills, in its order."""
-_NO_TABLE = np.zeros((0, 25, 16, 1), np.float32)
+_TABLE_ROWS = 2 * 25 * 16
+"""Rows of the point table (side, point, count) ahead of the first layer's feature rows."""
+GROUP = 4 * lanes.WIDTH
+"""Hidden units a layer computes together, in four lane buffers."""
+
+
+def _pad(a: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """``a`` (float32) in the top-left corner of zeros of ``shape``."""
+    out = np.zeros(shape, np.float32)
+    out[tuple(slice(0, n) for n in a.shape)] = a
+    return out
 
 
 def point_table(encoder: str, w1: np.ndarray, units, cells: int = 25) -> np.ndarray:
@@ -108,53 +125,61 @@ def _contact_units(side: int, point: int) -> np.ndarray:
 
 
 @njit(cache=True, fastmath=True, nogil=True)
-def _sparse_layer(x, w, b, act, out, boards, table):
-    """``out = act(x @ w + b)``, adding only the rows of ``w`` whose input is non-zero; plus,
-    with a non-empty ``table``, the row ``table[side, point, n]`` for each point of ``boards``
-    holding n checkers (inputs that depend on one point's count alone, tabulated).
+def _sparse_layer(x, w, b, act, out, boards, tabled):
+    """``out = act(x @ w + b)``, adding only the rows of ``w`` (flattened, a row per input, as
+    wide as ``b``) whose input is non-zero; with ``tabled``, ``w`` starts with the point
+    table and the row of (side, point, n) is added for each point of ``boards`` holding n.
 
-    The non-zero inputs are gathered first, without branches, and their rows added two at
-    a time (half the passes over the accumulator); rows are indexed, never sliced, as a
-    slice in numba's inner loop costs more than the row's arithmetic.
+    The non-zero inputs are gathered first, without branches; then each group of 64 units
+    adds its rows in four lane buffers (:mod:`bgzero.value.lanes`), which stay in registers.
     """
-    width = w.shape[1]
-    acc = np.empty(width, np.float32)
-    idx = np.zeros(x.shape[1] + 1, np.int64)
-    val = np.zeros(x.shape[1] + 1, np.float32)
+    width = b.shape[0]
+    first = _TABLE_ROWS if tabled else 0
+    idx = np.zeros(50 + x.shape[1], np.int64)  # at most 50 occupied points, then the inputs
+    val = np.zeros(50 + x.shape[1], np.float32)
+    a0, a1, a2, a3 = lanes.lanes(), lanes.lanes(), lanes.lanes(), lanes.lanes()
     for k in range(x.shape[0]):
         m = 0
-        for i in range(x.shape[1]):
-            v = x[k, i]
-            idx[m] = i
-            val[m] = v
-            m += v != 0.0
-        idx[m] = 0  # a zero partner for an odd last row
-        val[m] = 0.0
-        for j in range(width):
-            acc[j] = b[j]
-        if table.shape[0]:
+        if tabled:
             for side in range(2):
                 for c in range(25):
                     n = boards[k, side, c]
-                    if n > 0:
-                        for j in range(width):
-                            acc[j] += table[side, c, n, j]
-        for t in range(0, m, 2):
-            i0, i1, v0, v1 = idx[t], idx[t + 1], val[t], val[t + 1]
-            for j in range(width):
-                acc[j] += v0 * w[i0, j] + v1 * w[i1, j]
+                    idx[m] = ((side * 25 + c) * 16 + n) * width
+                    val[m] = 1.0
+                    m += n > 0
+        for i in range(x.shape[1]):
+            v = x[k, i]
+            idx[m] = (first + i) * width
+            val[m] = v
+            m += v != 0.0
+        for lo in range(0, width, GROUP):
+            lanes.load(a0, b, lo)
+            lanes.load(a1, b, lo + 16)
+            lanes.load(a2, b, lo + 32)
+            lanes.load(a3, b, lo + 48)
+            for t in range(m):
+                r, v = idx[t] + lo, val[t]
+                lanes.add_scaled(a0, w, r, v)
+                lanes.add_scaled(a1, w, r + 16, v)
+                lanes.add_scaled(a2, w, r + 32, v)
+                lanes.add_scaled(a3, w, r + 48, v)
+            row = k * width + lo
+            lanes.store(a0, out, row)
+            lanes.store(a1, out, row + 16)
+            lanes.store(a2, out, row + 32)
+            lanes.store(a3, out, row + 48)
         if act == 0:
             for j in range(width):
-                out[k, j] = max(acc[j], 0.0)
+                out[k, j] = max(out[k, j], 0.0)
         elif act == 1:
             for j in range(width):
-                out[k, j] = 1.0 / (1.0 + np.exp(-acc[j]))
+                out[k, j] = 1.0 / (1.0 + np.exp(-out[k, j]))
         elif act == 2:
             for j in range(width):
-                out[k, j] = np.tanh(acc[j])
+                out[k, j] = np.tanh(out[k, j])
         else:
             for j in range(width):
-                out[k, j] = acc[j] if acc[j] > 0.0 else np.expm1(acc[j])
+                out[k, j] = out[k, j] if out[k, j] > 0.0 else np.expm1(out[k, j])
 
 
 @njit(cache=True, fastmath=True, nogil=True)

@@ -19,6 +19,7 @@ import numpy as np
 from numba import njit
 
 from bgzero.errors import ConfigError
+from bgzero.value import lanes
 from bgzero.value.encode import TESAURO_SIDE
 from bgzero.value.frozen import layer_weights, point_table
 from bgzero.value.netconfig import NetConfig
@@ -45,9 +46,9 @@ class PruningNet:
                               f"hidden {config.hidden}, {config.activation}")
         self.config = config
         (w1, b1), (w2, self._b2) = layer_weights(config, weights)
-        self._b1 = b1 + w1[:, 2 * TESAURO_SIDE]  # the side-on-roll unit is always 1
         self._w1 = w1
-        self._w2 = np.ascontiguousarray(w2.T)  # (H, 5)
+        self._b1 = _padded(b1 + w1[:, 2 * TESAURO_SIDE])  # the side-on-roll unit is always 1
+        self._w2 = _padded(w2).ravel()  # (5 * H'): each output's weights a run of lanes
 
     @classmethod
     def of(cls, net) -> PruningNet:
@@ -56,14 +57,23 @@ class PruningNet:
 
     @cached_property
     def _table(self) -> np.ndarray:
-        """(2, 26, 16, H): the first layer per side, cell and count (:func:`~bgzero.value.frozen.point_table`)."""
-        return point_table(PRUNE_ENCODER, np.ascontiguousarray(self._w1.T), _tesauro_units, cells=26)
+        """The first layer per side, cell and count (:func:`~bgzero.value.frozen.point_table`),
+        flattened from (2, 26, 16, H'), the hidden units padded to whole lane buffers."""
+        table = point_table(PRUNE_ENCODER, np.ascontiguousarray(self._w1.T), _tesauro_units, cells=26)
+        return _padded(table).ravel()
 
     def equities(self, boards: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
         """(N,) float32 cubeless equities the net gives ``boards`` (N, 2, 25), or (R,) those of
         ``boards[rows]`` (read in place: search scores most of a batch, and a copy costs more)."""
         every, rows = rows is None, _NO_ROWS if rows is None else np.ascontiguousarray(rows, np.int64)
         return _equities(np.ascontiguousarray(boards, np.int8), every, rows, self._table, self._b1, self._w2, self._b2)
+
+
+def _padded(a: np.ndarray) -> np.ndarray:
+    """``a`` with its last axis (hidden units) padded with zeros to a whole number of lane
+    buffers: a padded unit has no weights in and none out, so it changes nothing."""
+    pad = -a.shape[-1] % lanes.WIDTH
+    return np.ascontiguousarray(np.pad(a, [(0, 0)] * (a.ndim - 1) + [(0, pad)]), np.float32)
 
 
 def _tesauro_units(side: int, cell: int) -> np.ndarray:
@@ -80,51 +90,37 @@ def _sigmoid(v):
 
 @njit(cache=True, fastmath=True, nogil=True)
 def _equities(boards, every, rows, table, b1, w2, b2):
-    """Each board's equity (``every``), or each listed in ``rows``."""
+    """Each board's equity (``every``), or each listed in ``rows``.
+
+    The hidden units go 16 at a time through one lane buffer (:mod:`bgzero.value.lanes`):
+    the bias, plus a table row per occupied point, then the ReLU and its share of each of
+    the five outputs; with the 16 hidden units of a shipped pruning net, one pass a board.
+    """
     n = boards.shape[0] if every else rows.shape[0]
+    width = b1.shape[0]
     out = np.empty(n, np.float32)
-    h = np.empty(b1.shape[0], np.float32)
+    h = lanes.lanes()
     for i in range(n):
-        _first_layer(boards, i if every else rows[i], table, b1, h)
-        out[i] = _equity(h, w2, b2)
+        k = i if every else rows[i]
+        z0, z1, z2, z3, z4 = b2[0], b2[1], b2[2], b2[3], b2[4]
+        for lo in range(0, width, lanes.WIDTH):
+            lanes.load(h, b1, lo)
+            for side in range(2):
+                off = 15
+                for c in range(25):
+                    count = boards[k, side, c]
+                    if count > 0:
+                        off -= count
+                        lanes.add(h, table, ((side * 26 + c) * 16 + count) * width + lo)
+                if off > 0:
+                    lanes.add(h, table, ((side * 26 + _OFF) * 16 + off) * width + lo)
+            z0 += lanes.relu_dot(h, w2, lo)
+            z1 += lanes.relu_dot(h, w2, width + lo)
+            z2 += lanes.relu_dot(h, w2, 2 * width + lo)
+            z3 += lanes.relu_dot(h, w2, 3 * width + lo)
+            z4 += lanes.relu_dot(h, w2, 4 * width + lo)
+        win = _sigmoid(z0)
+        wg = win * _sigmoid(z1)
+        lg = (1.0 - win) * _sigmoid(z3)
+        out[i] = 2.0 * win - 1.0 + wg - lg + wg * _sigmoid(z2) - lg * _sigmoid(z4)
     return out
-
-
-@njit(cache=True, inline="always")
-def _first_layer(boards, k, table, b1, h):
-    """Board ``k``'s hidden layer before its ReLU: the bias plus a table row per occupied point."""
-    for j in range(h.shape[0]):
-        h[j] = b1[j]
-    for side in range(2):
-        off = 15
-        for c in range(25):
-            n = boards[k, side, c]
-            if n > 0:
-                off -= n
-                _add_row(h, table, side, c, n)
-        if off > 0:
-            _add_row(h, table, side, _OFF, off)
-
-
-@njit(cache=True, inline="always")
-def _add_row(h, table, side, cell, n):
-    """``h += table[side, cell, n]``, indexed rather than sliced: a slice costs more than the row."""
-    for j in range(h.shape[0]):
-        h[j] += table[side, cell, n, j]
-
-
-@njit(cache=True, inline="always")
-def _equity(h, w2, b2):
-    """The cubeless equity of the ValueNet head (win and four conditional chances) on ReLU(h)."""
-    z0, z1, z2, z3, z4 = b2[0], b2[1], b2[2], b2[3], b2[4]
-    for j in range(h.shape[0]):
-        v = max(h[j], 0.0)
-        z0 += v * w2[j, 0]
-        z1 += v * w2[j, 1]
-        z2 += v * w2[j, 2]
-        z3 += v * w2[j, 3]
-        z4 += v * w2[j, 4]
-    win = _sigmoid(z0)
-    wg = win * _sigmoid(z1)
-    lg = (1.0 - win) * _sigmoid(z3)
-    return 2.0 * win - 1.0 + wg - lg + wg * _sigmoid(z2) - lg * _sigmoid(z4)
