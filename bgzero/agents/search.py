@@ -91,16 +91,16 @@ def choose_replies(evaluator, moves, keep: int = PRUNE_KEEP, prune: bool = True)
     probs = np.empty((len(results), 5), np.float32)  # filled where a candidate is scored exactly
     other = np.flatnonzero(~contact)
     if other.size:
-        probs[other] = evaluator.probs(results[other], cls[other])
-        score[other] = -equity(probs[other])
+        exact = evaluator.probs(results[other], cls[other])
+        probs[other], score[other] = exact, -equity(exact)
     if other.size < len(results):
         rows = np.flatnonzero(contact) if other.size else None  # None: all contact, the usual case
         inside = slice(None) if rows is None else rows
         score[inside] = -evaluator.pruner.equities(results, rows)
         rescore = np.flatnonzero(contact & segment_top_k(score, offsets, keep))
         score[inside] = -np.inf
-        probs[rescore] = evaluator.contact_probs(results[rescore])
-        score[rescore] = -equity(probs[rescore])
+        exact = evaluator.contact_probs(results[rescore])
+        probs[rescore], score[rescore] = exact, -equity(exact)
     best = segment_argmax(score, offsets)
     return best, probs[best]
 
