@@ -14,7 +14,15 @@ from hypothesis import strategies as st
 from bgzero.engine.board import START, swap_sides
 from bgzero.engine.game import random_positions
 from bgzero.errors import ConfigError, InvalidPositionError
-from bgzero.value.encode import CONTACT_FEATURES, ENCODERS, contact_features_kernel, encode, feature_names, get_encoder
+from bgzero.value.encode import (
+    CELL_SUM_FEATURES,
+    CONTACT_FEATURES,
+    ENCODERS,
+    contact_features_kernel,
+    encode,
+    feature_names,
+    get_encoder,
+)
 
 ROLLS = [(a, b) for a in range(1, 7) for b in range(1, 7)]  # the 36 ordered rolls
 
@@ -67,6 +75,22 @@ def test_fn_writes_every_element(name):
     out = np.full((20, ENCODERS[name].num_inputs), np.nan, np.float32)
     ENCODERS[name].fn(boards, out)
     assert np.isfinite(out).all()
+
+
+@settings(max_examples=40, deadline=None)
+@given(seeds)
+def test_cell_sum_features_are_sums_over_the_points(seed):
+    """What the frozen net tabulates with the point units: each such feature, in both sides'
+    blocks, is the sum of its values on boards holding one of the points alone."""
+    board = random_board(np.random.default_rng(seed))
+    names = [f"{side}.{f}" for side in ("me", "opp") for f in CELL_SUM_FEATURES]
+    cols = [feature_names("contact").index(n) for n in names]
+    alone = np.zeros((50, 2, 25), np.int8)
+    for k, (side, cell) in enumerate(np.ndindex(2, 25)):
+        alone[k, side, cell] = board[side, cell]
+    np.testing.assert_allclose(encode(alone, "contact")[:, cols].sum(axis=0), encode(board[None], "contact")[0, cols],
+                               atol=1e-5)
+    np.testing.assert_array_equal(encode(np.zeros((1, 2, 25), np.int8), "contact")[0, cols], 0.0)
 
 
 def test_contact_features_kernel_gives_the_contact_inputs_beyond_the_point_units():

@@ -82,6 +82,11 @@ CONTACT_FEATURES = (
     "piploss", "enter", "enter2", "break_contact", "behind", "pip_diff", "timing",
     "home_checkers", "home_blots",
 )
+CELL_SUM_FEATURES = ("pips", "bar", "home_points", "points", "anchors", "blots", "pip_diff", "timing",
+                     "home_checkers", "home_blots")
+"""Contact features that are sums over the points (both sides', bar included) of a term of
+one point's count alone, zero for an empty point: a net can add them with each point's
+units, from a table (:class:`~bgzero.value.frozen.FrozenNet`)."""
 TESAURO_SIDE, CONTACT_SIDE, RACE_SIDE = 98, 100 + len(CONTACT_FEATURES), 108
 CONTACT_POINT_UNITS = 100
 """Each side's contact block starts with four units for each of its 24 points and the bar."""

@@ -16,7 +16,14 @@ from numba import njit
 
 from bgzero.errors import ConfigError
 from bgzero.value import lanes
-from bgzero.value.encode import CONTACT_POINT_UNITS, CONTACT_SIDE, contact_features_kernel, get_encoder
+from bgzero.value.encode import (
+    CELL_SUM_FEATURES,
+    CONTACT_FEATURES,
+    CONTACT_POINT_UNITS,
+    CONTACT_SIDE,
+    contact_features_kernel,
+    get_encoder,
+)
 from bgzero.value.netconfig import ACTIVATIONS, NetConfig, weight_shapes
 
 CHUNK = 2048
@@ -42,9 +49,11 @@ class FrozenNet:
         self._biases = [_pad(b, (p,)) for (_, b), p in zip(body, padded)]
         self._head = (_pad(w_head, (5, padded[-1] if body else config.num_inputs)), b_head)
         self._tabled = encoder == "contact" and bool(body)
-        if self._tabled:  # its point units come from a table, its features from their own kernel
+        self._inputs = [np.arange(n) for n in ins]  # the inputs each layer reads
+        if self._tabled:  # its point units and cell sums come from a table, its other features from their own kernel
             table = point_table("contact", rows[0], _contact_units).reshape(-1, padded[0])
-            rows[0] = np.concatenate([table, rows[0][_CONTACT_FEATURES]])
+            rows[0] = np.concatenate([table, rows[0][_CONTACT_FEATURES[_TABLED_OUT]]])
+            self._inputs[0] = _TABLED_OUT
         self._rows = [np.ascontiguousarray(r).ravel() for r in rows]
 
     @classmethod
@@ -64,8 +73,8 @@ class FrozenNet:
             chunk = boards[lo:lo + n]
             (contact_features_kernel if self._tabled else self.encoder.fn)(chunk, x[:n])
             h, tabled = x[:n], self._tabled
-            for w, b, buf in zip(self._rows, self._biases, hidden):
-                _sparse_layer(h, w, b, self._act, buf[:n], chunk, tabled)
+            for inputs, w, b, buf in zip(self._inputs, self._rows, self._biases, hidden):
+                _sparse_layer(h, inputs, w, b, self._act, buf[:n], chunk, tabled)
                 h, tabled = buf[:n], False
             _head(h, *self._head, out[lo:lo + n])
         return out
@@ -88,6 +97,11 @@ def layer_weights(config: NetConfig, weights: dict[str, np.ndarray]) -> list[tup
 
 _CONTACT_FEATURES = np.r_[CONTACT_POINT_UNITS:CONTACT_SIDE, CONTACT_SIDE + CONTACT_POINT_UNITS:2 * CONTACT_SIDE]
 """The contact inputs that :func:`~bgzero.value.encode.contact_features_kernel` fills, in its order."""
+_SUMMED = np.array([name in CELL_SUM_FEATURES for name in CONTACT_FEATURES] * 2)
+_CELL_SUMS = _CONTACT_FEATURES[_SUMMED]
+"""The contact inputs that are sums of per-point terms (:data:`~bgzero.value.encode.CELL_SUM_FEATURES`)."""
+_TABLED_OUT = np.flatnonzero(~_SUMMED)
+"""The features kernel's outputs that the first layer still reads: those not in the table."""
 _TABLE_ROWS = 2 * 25 * 16
 """Rows of the point table (side, point, count) ahead of the first layer's feature rows."""
 GROUP = 4 * lanes.WIDTH
@@ -102,10 +116,11 @@ def _pad(a: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
 
 
 def point_table(encoder: str, w1: np.ndarray, units, cells: int = 25) -> np.ndarray:
-    """(2, cells, 16, H): the first layer's sum over the inputs ``units(side, cell)`` that depend
-    on one cell's checker count alone, per side, cell (24 the bar, 25 the checkers off) and
-    count; ``w1`` is (inputs, H). Read off the encoder itself, on boards where that cell holds
-    the count, so the table cannot drift from the encoding."""
+    """(2, cells, 16, H): the first layer's sum over the inputs ``units(side, cell)``, each of
+    which depends on one cell's checker count alone or sums terms that do (zero for an empty
+    cell), per side, cell (24 the bar, 25 the checkers off) and count; ``w1`` is (inputs, H).
+    Read off the encoder itself, on boards where that cell alone holds the count, so the
+    table cannot drift from the encoding."""
     side, cell, count = (a.ravel() for a in np.meshgrid(range(2), range(cells), range(16), indexing="ij"))
     boards = np.zeros((len(side), 2, 25), np.int8)
     on, off = cell < 25, cell == 25
@@ -120,23 +135,24 @@ def point_table(encoder: str, w1: np.ndarray, units, cells: int = 25) -> np.ndar
 
 
 def _contact_units(side: int, point: int) -> np.ndarray:
-    """The contact encoder's four units of one point (the bar is point 24)."""
-    return side * CONTACT_SIDE + 4 * point + np.arange(4)
+    """The contact encoder's four units of one point (the bar is point 24), and the cell sums."""
+    return np.r_[side * CONTACT_SIDE + 4 * point + np.arange(4), _CELL_SUMS]
 
 
 @njit(cache=True, fastmath=True, nogil=True)
-def _sparse_layer(x, w, b, act, out, boards, tabled):
-    """``out = act(x @ w + b)``, adding only the rows of ``w`` (flattened, a row per input, as
-    wide as ``b``) whose input is non-zero; with ``tabled``, ``w`` starts with the point
-    table and the row of (side, point, n) is added for each point of ``boards`` holding n.
+def _sparse_layer(x, inputs, w, b, act, out, boards, tabled):
+    """``out = act(x[:, inputs] @ w + b)``, adding only the rows of ``w`` (flattened, a row per
+    input read, as wide as ``b``) whose input is non-zero; with ``tabled``, ``w`` starts with
+    the point table and the row of (side, point, n) is added for each point of ``boards``
+    holding n.
 
     The non-zero inputs are gathered first, without branches; then each group of 64 units
     adds its rows in four lane buffers (:mod:`bgzero.value.lanes`), which stay in registers.
     """
     width = b.shape[0]
     first = _TABLE_ROWS if tabled else 0
-    idx = np.zeros(50 + x.shape[1], np.int64)  # at most 50 occupied points, then the inputs
-    val = np.zeros(50 + x.shape[1], np.float32)
+    idx = np.zeros(50 + inputs.shape[0], np.int64)  # at most 50 occupied points, then the inputs
+    val = np.zeros(50 + inputs.shape[0], np.float32)
     a0, a1, a2, a3 = lanes.lanes(), lanes.lanes(), lanes.lanes(), lanes.lanes()
     for k in range(x.shape[0]):
         m = 0
@@ -147,8 +163,8 @@ def _sparse_layer(x, w, b, act, out, boards, tabled):
                     idx[m] = ((side * 25 + c) * 16 + n) * width
                     val[m] = 1.0
                     m += n > 0
-        for i in range(x.shape[1]):
-            v = x[k, i]
+        for i in range(inputs.shape[0]):
+            v = x[k, inputs[i]]
             idx[m] = (first + i) * width
             val[m] = v
             m += v != 0.0
