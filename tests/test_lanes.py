@@ -57,3 +57,24 @@ def test_only_contiguous_float32_arrays_are_read(array):
 
     with pytest.raises(TypingError):
         read(array)
+
+
+def test_a_read_only_array_is_not_written_and_a_buffer_must_be_a_lane_buffer():
+    @njit
+    def copy(a, out):
+        buffer = lanes.lanes()
+        lanes.load(buffer, a, 0)
+        lanes.store(buffer, out, 0)
+
+    @njit
+    def misuse(a):
+        lanes.load(a, a, 0)  # an array where the lane buffer goes
+
+    weights = np.ones(16, np.float32)
+    frozen = np.zeros(16, np.float32)
+    frozen.flags.writeable = False
+    with pytest.raises(TypingError):
+        copy(weights, frozen)
+    with pytest.raises(TypingError):
+        misuse(weights)
+    assert (frozen == 0).all()

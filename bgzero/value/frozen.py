@@ -3,9 +3,10 @@
 A loaded checkpoint's nets never change, so they need none of torch's machinery, and at
 the batch sizes of search and rollouts torch's per-call cost and its dense first layer
 are most of an evaluation. Here a numba kernel runs the whole :class:`~bgzero.value.net.ValueNet`
-on the encoder's output and skips zero inputs: of the contact encoder's 200 point units a
-position sets some twenty, so the first layer adds ~60 weight rows instead of multiplying
-by all 250. Training keeps torch nets (their weights change under the evaluator); a
+on the encoder's output and skips zero inputs. For the contact encoder the first layer
+takes one table row per occupied point (its four units, and its terms of the features
+that are sums over the points) and the rows of the other non-zero features: some 33 rows
+instead of a product with all 250 inputs. Training keeps torch nets (their weights change under the evaluator); a
 frozen net is built from weights that do not, as :func:`~bgzero.value.checkpoint.load_evaluator` does.
 """
 
@@ -45,15 +46,15 @@ class FrozenNet:
         widths = [w.shape[0] for w, _ in body]
         padded = [w + -w % GROUP for w in widths]
         ins = [config.num_inputs] + padded[:-1]
-        rows = [_pad(w.T, (n, p)) for (w, _), n, p in zip(body, ins, padded)]  # (in, out): an input's row is contiguous
-        self._biases = [_pad(b, (p,)) for (_, b), p in zip(body, padded)]
-        self._head = (_pad(w_head, (5, padded[-1] if body else config.num_inputs)), b_head)
+        rows = [pad_to(w.T, (n, p)) for (w, _), n, p in zip(body, ins, padded)]  # (in, out): an input's row is contiguous
+        self._biases = [pad_to(b, (p,)) for (_, b), p in zip(body, padded)]
+        self._head = (pad_to(w_head, (5, padded[-1] if body else config.num_inputs)), b_head)
         self._tabled = encoder == "contact" and bool(body)
         self._inputs = [np.arange(n) for n in ins]  # the inputs each layer reads
         if self._tabled:  # its point units and cell sums come from a table, its other features from their own kernel
             table = point_table("contact", rows[0], _contact_units).reshape(-1, padded[0])
-            rows[0] = np.concatenate([table, rows[0][_CONTACT_FEATURES[_TABLED_OUT]]])
-            self._inputs[0] = _TABLED_OUT
+            rows[0] = np.concatenate([table, rows[0][_CONTACT_FEATURES[_UNTABLED]]])
+            self._inputs[0] = _UNTABLED
         self._rows = [np.ascontiguousarray(r).ravel() for r in rows]
 
     @classmethod
@@ -100,16 +101,18 @@ _CONTACT_FEATURES = np.r_[CONTACT_POINT_UNITS:CONTACT_SIDE, CONTACT_SIDE + CONTA
 _SUMMED = np.array([name in CELL_SUM_FEATURES for name in CONTACT_FEATURES] * 2)
 _CELL_SUMS = _CONTACT_FEATURES[_SUMMED]
 """The contact inputs that are sums of per-point terms (:data:`~bgzero.value.encode.CELL_SUM_FEATURES`)."""
-_TABLED_OUT = np.flatnonzero(~_SUMMED)
-"""The features kernel's outputs that the first layer still reads: those not in the table."""
+_UNTABLED = np.flatnonzero(~_SUMMED)
+"""The features kernel's outputs that the first layer reads as inputs: those not in the table."""
 _TABLE_ROWS = 2 * 25 * 16
 """Rows of the point table (side, point, count) ahead of the first layer's feature rows."""
 GROUP = 4 * lanes.WIDTH
 """Hidden units a layer computes together, in four lane buffers."""
+_L1, _L2, _L3 = lanes.WIDTH, 2 * lanes.WIDTH, 3 * lanes.WIDTH  # the second to fourth buffers' first unit
 
 
-def _pad(a: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
-    """``a`` (float32) in the top-left corner of zeros of ``shape``."""
+def pad_to(a: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """``a`` (float32) in the top-left corner of zeros of ``shape``: hidden units padded to
+    whole lane buffers have no weights in and none out, so they change nothing."""
     out = np.zeros(shape, np.float32)
     out[tuple(slice(0, n) for n in a.shape)] = a
     return out
@@ -118,9 +121,9 @@ def _pad(a: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
 def point_table(encoder: str, w1: np.ndarray, units, cells: int = 25) -> np.ndarray:
     """(2, cells, 16, H): the first layer's sum over the inputs ``units(side, cell)``, each of
     which depends on one cell's checker count alone or sums terms that do (zero for an empty
-    cell), per side, cell (24 the bar, 25 the checkers off) and count; ``w1`` is (inputs, H).
-    Read off the encoder itself, on boards where that cell alone holds the count, so the
-    table cannot drift from the encoding."""
+    cell; such an input is listed in every cell's units), per side, cell (24 the bar, 25 the
+    checkers off) and count; ``w1`` is (inputs, H). Read off the encoder itself, on boards
+    where that cell alone holds the count, so the table cannot drift from the encoding."""
     side, cell, count = (a.ravel() for a in np.meshgrid(range(2), range(cells), range(16), indexing="ij"))
     boards = np.zeros((len(side), 2, 25), np.int8)
     on, off = cell < 25, cell == 25
@@ -170,20 +173,20 @@ def _sparse_layer(x, inputs, w, b, act, out, boards, tabled):
             m += v != 0.0
         for lo in range(0, width, GROUP):
             lanes.load(a0, b, lo)
-            lanes.load(a1, b, lo + 16)
-            lanes.load(a2, b, lo + 32)
-            lanes.load(a3, b, lo + 48)
+            lanes.load(a1, b, lo + _L1)
+            lanes.load(a2, b, lo + _L2)
+            lanes.load(a3, b, lo + _L3)
             for t in range(m):
                 r, v = idx[t] + lo, val[t]
                 lanes.add_scaled(a0, w, r, v)
-                lanes.add_scaled(a1, w, r + 16, v)
-                lanes.add_scaled(a2, w, r + 32, v)
-                lanes.add_scaled(a3, w, r + 48, v)
+                lanes.add_scaled(a1, w, r + _L1, v)
+                lanes.add_scaled(a2, w, r + _L2, v)
+                lanes.add_scaled(a3, w, r + _L3, v)
             row = k * width + lo
             lanes.store(a0, out, row)
-            lanes.store(a1, out, row + 16)
-            lanes.store(a2, out, row + 32)
-            lanes.store(a3, out, row + 48)
+            lanes.store(a1, out, row + _L1)
+            lanes.store(a2, out, row + _L2)
+            lanes.store(a3, out, row + _L3)
         if act == 0:
             for j in range(width):
                 out[k, j] = max(out[k, j], 0.0)

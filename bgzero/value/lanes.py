@@ -8,6 +8,9 @@ in a register across a loop that only loads, updates and stores it whole, and th
 operations on it are single ``<16 x float>`` instructions (AVX-512; two AVX2 halves, four
 SSE quarters or NEON registers elsewhere). The arrays are float32 and C-contiguous; an
 offset counts elements of the flattened array and must leave 16 elements after it.
+
+numba's cache checks a kernel against its own source file only: after editing this
+module, clear the cache of the kernels that use it (``__pycache__/*.nbi``, ``*.nbc``).
 """
 
 from __future__ import annotations
@@ -23,9 +26,14 @@ _VECTOR = ir.VectorType(_FLOAT, WIDTH)
 _FAST = ("fast",)
 
 
-def _rows(array) -> bool:
-    """Typing: the intrinsics read and write C-contiguous float32 arrays only."""
-    return isinstance(array, types.Array) and array.dtype == types.float32 and array.layout == "C"
+_BUFFER = types.CPointer(types.float32)
+
+
+def _typed(buffer, array, offset, writes: bool = False) -> bool:
+    """Typing: a lane buffer, a C-contiguous float32 array (writable where written) and a
+    whole-number offset; anything else is a typing error at compile time."""
+    return (buffer == _BUFFER and isinstance(array, types.Array) and array.dtype == types.float32
+            and array.layout == "C" and (array.mutable or not writes) and isinstance(offset, types.Integer))
 
 
 def _at(context, builder, array_type, array, offset):
@@ -40,16 +48,18 @@ def _buffer(builder, pointer):
 
 @intrinsic
 def lanes(typingctx):
-    """A new lane buffer: a pointer to 16 float32 on the stack of the calling kernel."""
+    """A lane buffer: a pointer to 16 float32 on the calling kernel's stack, uninitialised
+    (:func:`load` it first), one per call site however often it runs; it must not leave
+    the kernel."""
     def codegen(context, builder, sig, args):
         return cgutils.alloca_once(builder, _FLOAT, size=WIDTH)
-    return types.CPointer(types.float32)(), codegen
+    return _BUFFER(), codegen
 
 
 @intrinsic
 def load(typingctx, buffer, array, offset):
     """``buffer = array[offset:offset + 16]``."""
-    if not _rows(array):
+    if not _typed(buffer, array, offset):
         return None
     def codegen(context, builder, sig, args):
         value = builder.load(_at(context, builder, sig.args[1], args[1], args[2]), align=4)
@@ -61,7 +71,7 @@ def load(typingctx, buffer, array, offset):
 @intrinsic
 def store(typingctx, buffer, array, offset):
     """``array[offset:offset + 16] = buffer``."""
-    if not _rows(array):
+    if not _typed(buffer, array, offset, writes=True):
         return None
     def codegen(context, builder, sig, args):
         value = builder.load(_buffer(builder, args[0]), align=4)
@@ -73,7 +83,7 @@ def store(typingctx, buffer, array, offset):
 @intrinsic
 def add(typingctx, buffer, array, offset):
     """``buffer += array[offset:offset + 16]``."""
-    if not _rows(array):
+    if not _typed(buffer, array, offset):
         return None
     def codegen(context, builder, sig, args):
         target = _buffer(builder, args[0])
@@ -86,7 +96,7 @@ def add(typingctx, buffer, array, offset):
 @intrinsic
 def add_scaled(typingctx, buffer, array, offset, scale):
     """``buffer += scale * array[offset:offset + 16]``."""
-    if not _rows(array):
+    if not (_typed(buffer, array, offset) and isinstance(scale, (types.Float, types.Integer))):
         return None
     def codegen(context, builder, sig, args):
         target = _buffer(builder, args[0])
@@ -104,7 +114,7 @@ def add_scaled(typingctx, buffer, array, offset, scale):
 @intrinsic
 def relu_dot(typingctx, buffer, array, offset):
     """``sum(max(buffer, 0) * array[offset:offset + 16])`` as float32."""
-    if not _rows(array):
+    if not _typed(buffer, array, offset):
         return None
     def codegen(context, builder, sig, args):
         value = builder.load(_buffer(builder, args[0]), align=4)

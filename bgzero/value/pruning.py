@@ -21,7 +21,7 @@ from numba import njit
 from bgzero.errors import ConfigError
 from bgzero.value import lanes
 from bgzero.value.encode import TESAURO_SIDE
-from bgzero.value.frozen import layer_weights, point_table
+from bgzero.value.frozen import layer_weights, pad_to, point_table
 from bgzero.value.netconfig import NetConfig
 
 PRUNE_ENCODER = "tesauro198"
@@ -70,10 +70,8 @@ class PruningNet:
 
 
 def _padded(a: np.ndarray) -> np.ndarray:
-    """``a`` with its last axis (hidden units) padded with zeros to a whole number of lane
-    buffers: a padded unit has no weights in and none out, so it changes nothing."""
-    pad = -a.shape[-1] % lanes.WIDTH
-    return np.ascontiguousarray(np.pad(a, [(0, 0)] * (a.ndim - 1) + [(0, pad)]), np.float32)
+    """``a`` with its last axis, the hidden units, padded to whole lane buffers (:func:`~bgzero.value.frozen.pad_to`)."""
+    return pad_to(a, a.shape[:-1] + (a.shape[-1] + -a.shape[-1] % lanes.WIDTH,))
 
 
 def _tesauro_units(side: int, cell: int) -> np.ndarray:
