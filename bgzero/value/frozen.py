@@ -6,8 +6,9 @@ are most of an evaluation. Here a numba kernel runs the whole :class:`~bgzero.va
 on the encoder's output and skips zero inputs. For the contact encoder the first layer
 takes one table row per occupied point (its four units, and its terms of the features
 that are sums over the points) and the rows of the other non-zero features: some 33 rows
-instead of a product with all 250 inputs. Training keeps torch nets (their weights change under the evaluator); a
-frozen net is built from weights that do not, as :func:`~bgzero.value.checkpoint.load_evaluator` does.
+instead of a product with all 250 inputs. Training keeps torch nets (their weights change
+under the evaluator); a frozen net is built from weights that do not, as
+:func:`~bgzero.value.checkpoint.load_evaluator` does.
 """
 
 from __future__ import annotations
