@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bgzero.engine.classify import CONTACT
+from bgzero.engine.distinct import distinct_rows
 from bgzero.engine.game import ROLL_WEIGHTS, ROLLS, game_results
 from bgzero.engine.movegen import generate
 from bgzero.engine.segments import segment_argmax, segment_top_k
@@ -99,7 +100,9 @@ def choose_replies(evaluator, moves, keep: int = PRUNE_KEEP, prune: bool = True)
         score[inside] = -evaluator.pruner.equities(results, rows)
         rescore = np.flatnonzero(contact & segment_top_k(score, offsets, keep))
         score[inside] = -np.inf
-        exact = evaluator.contact_probs(results[rescore])
+        shortlist = results[rescore]
+        first, inverse = distinct_rows(shortlist)  # the 21 rolls of a position often reach the same board
+        exact = evaluator.contact_probs(shortlist[first])[inverse]
         probs[rescore], score[rescore] = exact, -equity(exact)
     best = segment_argmax(score, offsets)
     return best, probs[best]

@@ -26,6 +26,7 @@ import numpy as np
 from bgzero.cube import MatchState, after_take, drop_points, may_double, points_for
 from bgzero.engine.bearoff.probs import bearoff_probs
 from bgzero.engine.bearoff.two_sided import MAX_CHECKERS
+from bgzero.engine.distinct import distinct_rows
 from bgzero.engine.game import ROLL_WEIGHTS, ROLLS, game_results
 from bgzero.engine.movegen import generate
 from bgzero.errors import ConfigError
@@ -113,14 +114,6 @@ def in_two_sided_database(boards: np.ndarray) -> np.ndarray:
     return home & (b.sum(axis=2) <= MAX_CHECKERS).all(axis=1)
 
 
-def _unique(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Indices of the distinct rows (boards, or boards with a roll: int8) and, per row, which distinct one it is."""
-    flat = np.ascontiguousarray(rows).reshape(len(rows), -1)
-    keys = flat.view(np.dtype((np.void, flat.shape[1]))).ravel()
-    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-    return first, inverse.ravel()
-
-
 def _roll_values(player: RolloutPlayer, boards: np.ndarray, want_results: bool):
     """For each board and each of the 21 rolls: the mover's probabilities after its best 0-ply
     play, (U, 21, 5), and (when ``want_results``) that play's result, (U, 21, 2, 25)."""
@@ -145,7 +138,7 @@ def _play(player: RolloutPlayer, boards: np.ndarray, rolls: np.ndarray) -> np.nd
     if not (player.greedy or player.agent.deterministic):
         return _play_each(player, boards, DICE[rolls])
     distinct = TO_DISTINCT[rolls]
-    first, inverse = _unique(np.concatenate([boards.reshape(len(boards), 50), distinct[:, None].astype(np.int8)], axis=1))
+    first, inverse = distinct_rows(np.concatenate([boards.reshape(len(boards), 50), distinct[:, None].astype(np.int8)], axis=1))
     return _play_each(player, boards[first], ROLLS[distinct[first]])[inverse]
 
 
@@ -249,7 +242,7 @@ def run_chunk(player: RolloutPlayer, roots: np.ndarray, root_idx: np.ndarray, tr
         rolls = trial_rolls(settings.seed, trial_idx[live], ply)
         nxt = None
         if settings.vr:
-            first, inverse = _unique(b)
+            first, inverse = distinct_rows(b)
             values, plays = _roll_values(player, b[first], player.greedy)
             mean = (values * ROLL_WEIGHTS[None, :, None]).sum(axis=1)
             thrown = TO_DISTINCT[rolls]
