@@ -19,6 +19,7 @@ REFERENCE = "checkpoints/reference.pt"
 @pytest.mark.parametrize("encoder,hidden,activation", [
     ("contact", [32], "relu"), ("race", [16], "relu"), ("tesauro198", [8, 6], "relu"),
     ("contact", [12], "sigmoid"), ("tesauro198", [10, 4], "tanh"), ("race", [8], "elu"), ("tesauro198", [], "relu"),
+    ("contact", [70, 65], "sigmoid"),  # padded units are 0.5 after a sigmoid: the next layer must not read them
 ])
 def test_frozen_net_equals_the_torch_net(encoder, hidden, activation):
     torch.manual_seed(1)

@@ -43,15 +43,14 @@ class FrozenNet:
                               f"the net expects {config.num_inputs}")
         self._act = ACTIVATIONS.index(config.activation)  # the kernel's activation code
         *body, (w_head, b_head) = layer_weights(config, weights)
-        # Hidden units padded to whole groups of lane buffers, with zero weights in and out.
-        widths = [w.shape[0] for w, _ in body]
-        padded = [w + -w % GROUP for w in widths]
-        ins = [config.num_inputs] + padded[:-1]
-        rows = [pad_to(w.T, (n, p)) for (w, _), n, p in zip(body, ins, padded)]  # (in, out): an input's row is contiguous
+        # Hidden units padded to whole groups of lane buffers, with zero weights out; a layer
+        # reads only the real units of the one before, so padded units have no weights in.
+        padded = [len(b) + -len(b) % GROUP for _, b in body]
+        rows = [pad_to(w.T, (w.shape[1], p)) for (w, _), p in zip(body, padded)]  # (in, out): an input's row is contiguous
         self._biases = [pad_to(b, (p,)) for (_, b), p in zip(body, padded)]
         self._head = (pad_to(w_head, (5, padded[-1] if body else config.num_inputs)), b_head)
         self._tabled = encoder == "contact" and bool(body)
-        self._inputs = [np.arange(n) for n in ins]  # the inputs each layer reads
+        self._inputs = [np.arange(w.shape[1]) for w, _ in body]  # the inputs each layer reads
         if self._tabled:  # its point units and cell sums come from a table, its other features from their own kernel
             table = point_table("contact", rows[0], _contact_units).reshape(-1, padded[0])
             rows[0] = np.concatenate([table, rows[0][_CONTACT_FEATURES[_UNTABLED]]])
