@@ -75,6 +75,30 @@ def test_pruned_replies_are_the_full_choice_when_every_reply_is_kept(pruned_eval
     assert (pruned != full).any()  # an unrelated pruning net does change some choices
 
 
+@pytest.mark.parametrize("keep", [1, 5])
+def test_a_choice_alone_skips_forced_moves_and_changes_nothing(pruned_evaluator, keep):
+    boards, _ = random_positions(40, seed=6)
+    rolled, dice = np.repeat(boards, 21, axis=0), np.tile(ROLLS, (40, 1))
+    moves = generate(rolled, dice)
+    forced = np.diff(moves.offsets) == 1
+    assert forced.any() and not forced.all()  # the sample has forced moves and choices
+    np.testing.assert_array_equal(best_replies(pruned_evaluator, moves, keep),
+                                  search.choose_replies(pruned_evaluator, moves, keep)[0])
+    asked = []
+
+    class Counting(Evaluator):
+        def contact_probs(self, b):
+            asked.append(len(b))
+            return super().contact_probs(b)
+
+    counting = Counting(pruned_evaluator.net, "tesauro198", pruner=pruned_evaluator.pruner)
+    only_forced = generate(rolled[forced], dice[forced])
+    np.testing.assert_array_equal(best_replies(counting, only_forced, keep), only_forced.offsets[:-1])
+    assert sum(asked) == 0  # nothing to choose, nothing scored
+    search.choose_replies(counting, only_forced, keep)
+    assert sum(asked) > 0  # where the probabilities are wanted, they are computed
+
+
 @pytest.mark.parametrize("hidden", [16, 20])  # a shipped net's width, and one padded to whole lane buffers
 def test_pruning_kernel_equals_the_network(hidden):
     torch.manual_seed(4)

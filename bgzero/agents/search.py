@@ -68,44 +68,58 @@ PRUNE_KEEP = 5
 """Replies per roll that the contact net re-scores when a pruning net ranks them first."""
 
 
-def best_replies(evaluator, moves, keep: int = PRUNE_KEEP) -> np.ndarray:
-    """Global index of the side on roll's 0-ply choice in each segment of ``moves`` (:func:`choose_replies`)."""
-    return choose_replies(evaluator, moves, keep)[0]
+def best_replies(evaluator, moves, keep: int = PRUNE_KEEP, prune: bool = True) -> np.ndarray:
+    """Global index of the side on roll's 0-ply choice in each segment of ``moves``, as
+    :func:`choose_replies` finds it, without scoring a segment of one candidate: a forced
+    move (a quarter of a rollout's turns, mostly a checker that cannot enter) has no choice to make."""
+    return _choose(evaluator, moves, keep, prune, want_probs=False)[0]
 
 
 def choose_replies(evaluator, moves, keep: int = PRUNE_KEEP, prune: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """Each segment's 0-ply choice (global index) and its (K, 5) probabilities (opponent on roll).
 
-    With a pruning net (and ``prune``), contact candidates are ranked by it and only each
-    segment's top ``keep`` go to the contact net (gnubg's pruning); races and bear-offs are
-    cheap and always evaluated exactly as at 0-ply. The probabilities come back because
-    variance reduction needs them and they were computed on the way.
+    With a pruning net (and ``prune``), contact candidates of a segment longer than ``keep``
+    are ranked by it and only its top ``keep`` go to the contact net (gnubg's pruning);
+    races and bear-offs are cheap and always evaluated exactly as at 0-ply. The
+    probabilities come back because variance reduction needs them and they were computed
+    on the way.
     """
+    return _choose(evaluator, moves, keep, prune, want_probs=True)
+
+
+def _choose(evaluator, moves, keep: int, prune: bool, want_probs: bool) -> tuple[np.ndarray, np.ndarray | None]:
     results, offsets = moves.results, moves.offsets
+    counts = np.diff(offsets)
+    scored = None if want_probs or (counts > 1).all() else np.repeat(counts > 1, counts)  # None: every candidate
+    score = np.full(len(results), -np.inf, np.float32)  # a forced move keeps -inf: its segment's argmax all the same
+    probs = np.empty((len(results), 5), np.float32)  # filled where a candidate is scored exactly
     if not prune or evaluator.pruner is None:
-        probs = evaluator.probs(results)
-        best = segment_argmax(-equity(probs), offsets)
-        return best, probs[best]
+        rows = slice(None) if scored is None else scored
+        probs[rows] = evaluator.probs(results[rows])
+        score[rows] = -equity(probs[rows])
+        best = segment_argmax(score, offsets)
+        return best, probs[best] if want_probs else None
     cls = evaluator.route(results)
     contact = cls == CONTACT
-    score = np.empty(len(results), np.float32)
-    probs = np.empty((len(results), 5), np.float32)  # filled where a candidate is scored exactly
-    other = np.flatnonzero(~contact)
+    if scored is not None:
+        contact &= scored
+    other = np.flatnonzero(~contact if scored is None else ~contact & scored)
     if other.size:
         exact = evaluator.probs(results[other], cls[other])
         probs[other], score[other] = exact, -equity(exact)
-    if other.size < len(results):
-        rows = np.flatnonzero(contact) if other.size else None  # None: all contact, the usual case
-        inside = slice(None) if rows is None else rows
-        score[inside] = -evaluator.pruner.equities(results, rows)
+    if contact.any():
+        ranked = contact & np.repeat(counts > keep, counts)  # a segment of ``keep`` or fewer goes to the contact net whole
+        rows = np.flatnonzero(ranked)
+        if rows.size:
+            score[rows] = -evaluator.pruner.equities(results, None if rows.size == len(results) else rows)
         rescore = np.flatnonzero(contact & segment_top_k(score, offsets, keep))
-        score[inside] = -np.inf
+        score[contact] = -np.inf
         shortlist = results[rescore]
         first, inverse = distinct_rows(shortlist)  # the 21 rolls of a position often reach the same board
         exact = evaluator.contact_probs(shortlist[first])[inverse]
         probs[rescore], score[rescore] = exact, -equity(exact)
     best = segment_argmax(score, offsets)
-    return best, probs[best]
+    return best, probs[best] if want_probs else None
 
 
 def analyse_moves(evaluator, moves, ply: int, filters=DEFAULT_FILTERS) -> tuple[np.ndarray, np.ndarray]:

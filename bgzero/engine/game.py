@@ -18,6 +18,7 @@ from enum import IntEnum
 from typing import Protocol, Sequence
 
 import numpy as np
+from numba import njit
 
 from bgzero.engine.board import NUM_CHECKERS, START, start_board, validate
 from bgzero.engine.movegen import MoveBatch, generate
@@ -35,8 +36,6 @@ ROLLS = np.array([(a, b) for a in range(1, 7) for b in range(a, 7)], np.int8)
 """The 21 distinct rolls, smaller die first: what search, rollouts and luck average over."""
 ROLL_WEIGHTS = np.where(ROLLS[:, 0] == ROLLS[:, 1], 1.0, 2.0) / 36.0
 """Chance of each of the 21 rolls."""
-
-_BACKGAMMON_COLUMNS = slice(18, 25)  # the loser's points 19-24 (the winner's home) and bar
 
 
 class Outcome(IntEnum):
@@ -59,20 +58,39 @@ def game_results(boards, *, backgammon_counts_as_gammon: bool = False) -> np.nda
     boards = np.asarray(boards)
     if boards.shape[-2:] != (2, 25):
         raise InvalidPositionError(f"boards must have shape (..., 2, 25), got {boards.shape}")
-    on_board = boards.sum(axis=-1, dtype=np.int32)
-    won = on_board == 0
-    both = won.all(axis=-1)
-    if both.any():
-        where = tuple(int(i) for i in np.argwhere(both)[0])
+    flat = np.ascontiguousarray(boards).reshape(-1, 2, 25)
+    out = np.empty(len(flat), np.int8)
+    both = _results_kernel(flat, 2 if backgammon_counts_as_gammon else 3, out)
+    if both >= 0:
+        where = tuple(int(i) for i in np.unravel_index(both, boards.shape[:-2]))
         raise InvalidPositionError(f"board {where} has both sides with all checkers borne off")
-    sign = won[..., 0].astype(np.int8) - won[..., 1].astype(np.int8)
-    loser = np.where(won[..., 0, None], boards[..., 1, :], boards[..., 0, :])
-    gammon = loser.sum(axis=-1) == NUM_CHECKERS
-    backgammon = gammon & (loser[..., _BACKGAMMON_COLUMNS].sum(axis=-1) > 0)
-    points = 1 + gammon.astype(np.int8)
-    if not backgammon_counts_as_gammon:
-        points += backgammon
-    return sign * points
+    return out.reshape(boards.shape[:-2])
+
+
+@njit(cache=True, nogil=True)
+def _results_kernel(boards, backgammon, out):
+    """``out[k]``: board ``k``'s signed points; the index of the first board with both sides
+    borne off, else -1. One pass a board: rollouts ask after every ply."""
+    for k in range(boards.shape[0]):
+        mine = theirs = 0
+        for c in range(25):
+            mine += boards[k, 0, c]
+            theirs += boards[k, 1, c]
+        if mine == 0 and theirs == 0:
+            return k
+        if mine != 0 and theirs != 0:
+            out[k] = 0
+            continue
+        loser = 1 if mine == 0 else 0
+        points = 1
+        if (theirs if loser else mine) == NUM_CHECKERS:
+            points = 2
+            for c in range(18, 25):  # the winner's home board and the bar
+                if boards[k, loser, c] > 0:
+                    points = backgammon
+                    break
+        out[k] = points if loser else -points
+    return -1
 
 
 def game_result(board, *, backgammon_counts_as_gammon: bool = False) -> int:

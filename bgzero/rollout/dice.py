@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 
 import numpy as np
+from numba import njit
 
 from bgzero.engine.game import ROLLS
 
@@ -28,13 +29,24 @@ _BLOCK = 36 * 36
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
 
-def _mix(x: np.ndarray) -> np.ndarray:
+@njit(cache=True, inline="always")
+def _mix(x):
     """splitmix64's finaliser: a bijection on uint64 that scrambles every bit."""
     x = x ^ (x >> np.uint64(30))
     x = x * np.uint64(0xBF58476D1CE4E5B9)
     x = x ^ (x >> np.uint64(27))
     x = x * np.uint64(0x94D049BB133111EB)
     return x ^ (x >> np.uint64(31))
+
+
+@njit(cache=True, nogil=True)
+def _hashed_rolls(seed, trials, ply):
+    """The rolls of plies 2 and later: a hash of (seed, trial, ply), in one pass."""
+    out = np.empty(trials.shape[0], np.int64)
+    for i in range(trials.shape[0]):
+        key = _mix(seed ^ _mix(np.uint64(trials[i]) * _GOLDEN + ply))
+        out[i] = np.int64(key % np.uint64(36))
+    return out
 
 
 @functools.lru_cache(maxsize=4096)
@@ -53,9 +65,7 @@ def trial_rolls(seed: int, trials: np.ndarray, ply: int) -> np.ndarray:
     """
     trials = np.asarray(trials, np.int64)
     if ply >= 2:
-        with np.errstate(over="ignore"):
-            key = _mix(np.uint64(seed & (2**64 - 1)) ^ _mix(trials.astype(np.uint64) * _GOLDEN + np.uint64(ply)))
-        return (key % np.uint64(36)).astype(np.int64)
+        return _hashed_rolls(np.uint64(seed & (2**64 - 1)), trials, np.uint64(ply))
     out = np.empty(len(trials), np.int64)
     blocks = trials // _BLOCK
     for block in np.unique(blocks).tolist():

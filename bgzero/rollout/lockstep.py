@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from bgzero.cube import MatchState, after_take, drop_points, may_double, points_for
 from bgzero.engine.bearoff.probs import bearoff_probs
@@ -109,9 +110,23 @@ def equity_delta(delta: np.ndarray) -> np.ndarray:
 
 def in_two_sided_database(boards: np.ndarray) -> np.ndarray:
     """Both sides home with at most the two-sided database's checkers each."""
-    b = np.asarray(boards)
-    home = ~(b[:, :, 6:] != 0).any(axis=(1, 2))
-    return home & (b.sum(axis=2) <= MAX_CHECKERS).all(axis=1)
+    return _in_database(np.ascontiguousarray(boards, np.int8).reshape(-1, 2, 25), MAX_CHECKERS)
+
+
+@njit(cache=True, nogil=True)
+def _in_database(boards, most):
+    out = np.empty(boards.shape[0], np.bool_)
+    for k in range(boards.shape[0]):
+        inside = True
+        for side in range(2):
+            home = 0
+            for c in range(6):
+                home += boards[k, side, c]
+            for c in range(6, 25):
+                inside &= boards[k, side, c] == 0
+            inside &= home <= most
+        out[k] = inside
+    return out
 
 
 def _roll_values(player: RolloutPlayer, boards: np.ndarray, want_results: bool):

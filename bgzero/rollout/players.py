@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bgzero.agents.base import Agent
-from bgzero.agents.search import PRUNE_KEEP, choose_replies
+from bgzero.agents.search import PRUNE_KEEP, best_replies, choose_replies
 from bgzero.agents.specs import make_agent, parse_spec
 from bgzero.engine.board import to_gnubg
 from bgzero.engine.movegen import MoveBatch
@@ -48,6 +48,10 @@ class NetJudge:
         """Each segment's 0-ply choice (global index) and its probabilities (opponent on roll)."""
         return choose_replies(self.evaluator, moves, PRUNE_KEEP, self.prune)
 
+    def choose(self, moves: MoveBatch) -> np.ndarray:
+        """Each segment's 0-ply choice alone (forced moves are not scored)."""
+        return best_replies(self.evaluator, moves, PRUNE_KEEP, self.prune)
+
 
 class GnubgJudge:
     """GNU Backgammon's 0-ply net (``gnubg-nn``), one position at a time."""
@@ -67,6 +71,9 @@ class GnubgJudge:
         best = segment_argmax(-equity(probs), moves.offsets)
         return best, probs[best]
 
+    def choose(self, moves: MoveBatch) -> np.ndarray:
+        return self.best(moves)[0]
+
 
 @dataclass
 class RolloutPlayer:
@@ -80,7 +87,7 @@ class RolloutPlayer:
     def choose(self, boards: np.ndarray, dice: np.ndarray, moves: MoveBatch) -> np.ndarray:
         """Global indices of the moves played."""
         if self.greedy:
-            return self.judge.best(moves)[0]
+            return self.judge.choose(moves)
         return self.agent.choose(boards, dice, moves)
 
 
