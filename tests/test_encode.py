@@ -100,6 +100,11 @@ def test_contact_features_kernel_gives_the_contact_inputs_beyond_the_point_units
     names = feature_names("contact")
     columns = [names.index(f"{side}.{name}") for side in ("me", "opp") for name in CONTACT_FEATURES]
     np.testing.assert_array_equal(features, encode(boards, "contact")[:, columns])
+    untouched = np.full_like(features, np.nan)
+    contact_features_kernel(boards, untouched, False)  # for a net that tables the cell sums
+    summed = np.array([name in CELL_SUM_FEATURES for name in CONTACT_FEATURES] * 2)
+    assert np.isnan(untouched[:, summed]).all()
+    np.testing.assert_array_equal(untouched[:, ~summed], features[:, ~summed])
 
 
 def test_unknown_name_lists_valid_ones():

@@ -10,13 +10,13 @@ from bgzero.value import lanes
 
 @njit
 def _apply(weights, offsets, scales, out):
-    """Load row 0, add row 1, add row 2 scaled, store; then the ReLU dot product with row 3."""
+    """Load row 0, add row 1, add row 2 scaled, store; then the ReLU and plain dot products with row 3."""
     buffer = lanes.lanes()
     lanes.load(buffer, weights, offsets[0])
     lanes.add(buffer, weights, offsets[1])
     lanes.add_scaled(buffer, weights, offsets[2], scales[0])
     lanes.store(buffer, out, offsets[4])
-    return lanes.relu_dot(buffer, weights, offsets[3])
+    return lanes.relu_dot(buffer, weights, offsets[3]), lanes.dot(buffer, weights, offsets[3])
 
 
 @pytest.mark.parametrize("offsets", [(0, 16, 32, 48, 0), (3, 101, 7, 60, 5), (184, 0, 99, 1, 16)])
@@ -27,10 +27,11 @@ def test_each_operation_is_its_numpy_spelling(offsets):
     a, b, c, d, e = offsets
     row = lambda k: weights[k:k + lanes.WIDTH]
     want = row(a) + row(b) + np.float32(-0.75) * row(c)
-    dot = _apply(weights, np.array(offsets, np.int64), np.array([-0.75], np.float32), out)
+    relu_dot, dot = _apply(weights, np.array(offsets, np.int64), np.array([-0.75], np.float32), out)
     np.testing.assert_allclose(out[e:e + lanes.WIDTH], want, rtol=1e-6)
     assert (np.delete(out, np.arange(e, e + lanes.WIDTH)) == 7.0).all()  # nothing written outside the lanes
-    assert dot == pytest.approx(float(np.maximum(want, 0) @ row(d)), rel=1e-5)
+    assert relu_dot == pytest.approx(float(np.maximum(want, 0) @ row(d)), rel=1e-5)
+    assert dot == pytest.approx(float(want @ row(d)), rel=1e-5)
 
 
 def test_each_call_gets_its_own_buffer():

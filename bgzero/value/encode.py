@@ -400,39 +400,41 @@ def _contact_side(me, opp, my_masks, opp_masks, out):
 
 
 @njit(cache=True)
-def _contact_features(me, opp, my_masks, opp_masks, out):
+def _contact_features(me, opp, my_masks, opp_masks, out, cell_sums=True):
     """One side's 25 contact features (inputs 100-124, here from ``out[0]``): everything but the
-    point units, each of which depends on one point's count alone."""
+    point units, each of which depends on one point's count alone. Without ``cell_sums`` the
+    :data:`CELL_SUM_FEATURES` are left as they are, for a net that adds them from a table."""
     made, blots, made_rev, _ = my_masks
     _, _, opp_made_rev, opp_occ_rev = opp_masks
-    my_pips = pips(me)
     home = _popcount(made & 0x7E)
     hits, loss = shots(blots, made, opp_occ_rev, opp[24])
     cpips, cmen = contact_pips(me, back_point(opp))
     back = back_point(me)
-    out[0] = my_pips / 167.0
     _off_units(off(me), out, 1)
-    out[4] = me[24] / 4.0
-    out[5] = home / 6.0
-    out[6] = _popcount(made) / 7.0
     out[7] = longest_prime(made) / 6.0
     out[8] = escapes(back, opp_made_rev) / 36.0
     out[9] = containment(made_rev)
     out[10] = (back - 1) / 24.0 if back else 0.0
     out[11] = back_anchor(me) / 24.0
     out[12] = forward_anchor(made)
-    out[13] = _popcount(made & 0x1F80000) / 3.0
-    out[14] = _popcount(blots) / 8.0
     out[15] = hits / 36.0
     out[16] = loss / (36.0 * 24.0)
     out[17] = 1.0 - (home / 6.0) ** 2
     out[18] = ((6 - home) / 6.0) ** 2
     out[19] = cpips / 152.0
     out[20] = cmen / 15.0
-    out[21] = (pips(opp) - my_pips) / 100.0
-    out[22] = timing(me) / 100.0
-    out[23] = (me[0] + me[1] + me[2] + me[3] + me[4] + me[5]) / 15.0
-    out[24] = _popcount(blots & 0x7E) / 6.0
+    if cell_sums:
+        my_pips = pips(me)
+        out[0] = my_pips / 167.0
+        out[4] = me[24] / 4.0
+        out[5] = home / 6.0
+        out[6] = _popcount(made) / 7.0
+        out[13] = _popcount(made & 0x1F80000) / 3.0
+        out[14] = _popcount(blots) / 8.0
+        out[21] = (pips(opp) - my_pips) / 100.0
+        out[22] = timing(me) / 100.0
+        out[23] = (me[0] + me[1] + me[2] + me[3] + me[4] + me[5]) / 15.0
+        out[24] = _popcount(blots & 0x7E) / 6.0
 
 
 @njit(cache=True)
@@ -471,15 +473,16 @@ def contact_kernel(boards, out):
 
 
 @njit(cache=True, nogil=True)
-def contact_features_kernel(boards, out):
+def contact_features_kernel(boards, out, cell_sums=True):
     """Fill ``out`` (B, 50) with the contact inputs other than the point units: each side's 25
-    features, the side on roll's first (for a net that adds the point units from a table)."""
+    features, the side on roll's first. A net that adds the point units and the cell sums
+    from a table passes ``cell_sums=False``: their places are then left as they are."""
     features = len(CONTACT_FEATURES)
     for b in range(boards.shape[0]):
         me, opp = boards[b, 0], boards[b, 1]
         my_masks, opp_masks = _masks(me), _masks(opp)
-        _contact_features(me, opp, my_masks, opp_masks, out[b, :features])
-        _contact_features(opp, me, opp_masks, my_masks, out[b, features:])
+        _contact_features(me, opp, my_masks, opp_masks, out[b, :features], cell_sums)
+        _contact_features(opp, me, opp_masks, my_masks, out[b, features:], cell_sums)
 
 
 @njit(cache=True)

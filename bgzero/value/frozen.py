@@ -72,7 +72,10 @@ class FrozenNet:
         for lo in range(0, len(boards), CHUNK):
             n = min(CHUNK, len(boards) - lo)
             chunk = boards[lo:lo + n]
-            (contact_features_kernel if self._tabled else self.encoder.fn)(chunk, x[:n])
+            if self._tabled:
+                contact_features_kernel(chunk, x[:n], False)  # the cell sums come from the table
+            else:
+                self.encoder.fn(chunk, x[:n])
             h, tabled = x[:n], self._tabled
             for inputs, w, b, buf in zip(self._inputs, self._rows, self._biases, hidden):
                 _sparse_layer(h, inputs, w, b, self._act, buf[:n], chunk, tabled)
@@ -203,15 +206,27 @@ def _sparse_layer(x, inputs, w, b, act, out, boards, tabled):
 
 @njit(cache=True, fastmath=True, nogil=True)
 def _head(h, w, b, out):
-    """The five cumulative probabilities from the last hidden layer (:func:`~bgzero.value.net.probs_from_logits`)."""
-    z = np.empty(5, np.float32)
+    """The five cumulative probabilities from the last hidden layer (:func:`~bgzero.value.net.probs_from_logits`),
+    its units 16 at a time in a lane buffer (the last few one by one, where a linear net's inputs leave some)."""
+    width = h.shape[1]
+    whole = width - width % lanes.WIDTH
+    v = lanes.lanes()
     for k in range(h.shape[0]):
-        for j in range(5):
-            s = b[j]
-            for i in range(h.shape[1]):
-                s += h[k, i] * w[j, i]
-            z[j] = s
-        z0, z1, z2, z3, z4 = z[0], z[1], z[2], z[3], z[4]
+        z0, z1, z2, z3, z4 = b[0], b[1], b[2], b[3], b[4]
+        for lo in range(0, whole, lanes.WIDTH):
+            lanes.load(v, h, k * width + lo)
+            z0 += lanes.dot(v, w, lo)
+            z1 += lanes.dot(v, w, width + lo)
+            z2 += lanes.dot(v, w, 2 * width + lo)
+            z3 += lanes.dot(v, w, 3 * width + lo)
+            z4 += lanes.dot(v, w, 4 * width + lo)
+        for i in range(whole, width):
+            x = h[k, i]
+            z0 += x * w[0, i]
+            z1 += x * w[1, i]
+            z2 += x * w[2, i]
+            z3 += x * w[3, i]
+            z4 += x * w[4, i]
         win = 1.0 / (1.0 + np.exp(-z0))
         wg = win / (1.0 + np.exp(-z1))
         lg = (1.0 - win) / (1.0 + np.exp(-z3))

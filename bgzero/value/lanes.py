@@ -111,18 +111,32 @@ def add_scaled(typingctx, buffer, array, offset, scale):
     return types.void(buffer, array, offset, scale), codegen
 
 
+def _dot_codegen(relu: bool):
+    """Code for the sum of the buffer's lanes (their positive parts, with ``relu``) times a row."""
+    def codegen(context, builder, sig, args):
+        value = builder.load(_buffer(builder, args[0]), align=4)
+        if relu:
+            zero = ir.Constant(_VECTOR, [0.0] * WIDTH)
+            value = builder.select(builder.fcmp_ordered(">", value, zero), value, zero)
+        row = builder.load(_at(context, builder, sig.args[1], args[1], args[2]), align=4)
+        reduce = cgutils.get_or_insert_function(builder.module, ir.FunctionType(_FLOAT, [_FLOAT, _VECTOR]),
+                                                "llvm.vector.reduce.fadd.v16f32")
+        return builder.call(reduce, [ir.Constant(_FLOAT, 0.0), builder.fmul(value, row, flags=_FAST)],
+                            fastmath=_FAST)
+    return codegen
+
+
 @intrinsic
 def relu_dot(typingctx, buffer, array, offset):
     """``sum(max(buffer, 0) * array[offset:offset + 16])`` as float32."""
     if not _typed(buffer, array, offset):
         return None
-    def codegen(context, builder, sig, args):
-        value = builder.load(_buffer(builder, args[0]), align=4)
-        zero = ir.Constant(_VECTOR, [0.0] * WIDTH)
-        positive = builder.select(builder.fcmp_ordered(">", value, zero), value, zero)
-        row = builder.load(_at(context, builder, sig.args[1], args[1], args[2]), align=4)
-        reduce = cgutils.get_or_insert_function(builder.module, ir.FunctionType(_FLOAT, [_FLOAT, _VECTOR]),
-                                                "llvm.vector.reduce.fadd.v16f32")
-        return builder.call(reduce, [ir.Constant(_FLOAT, 0.0), builder.fmul(positive, row, flags=_FAST)],
-                            fastmath=_FAST)
-    return types.float32(buffer, array, offset), codegen
+    return types.float32(buffer, array, offset), _dot_codegen(relu=True)
+
+
+@intrinsic
+def dot(typingctx, buffer, array, offset):
+    """``sum(buffer * array[offset:offset + 16])`` as float32."""
+    if not _typed(buffer, array, offset):
+        return None
+    return types.float32(buffer, array, offset), _dot_codegen(relu=False)
