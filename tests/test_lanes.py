@@ -16,7 +16,10 @@ def _apply(weights, offsets, scales, out):
     lanes.add(buffer, weights, offsets[1])
     lanes.add_scaled(buffer, weights, offsets[2], scales[0])
     lanes.store(buffer, out, offsets[4])
-    return lanes.relu_dot(buffer, weights, offsets[3]), lanes.dot(buffer, weights, offsets[3])
+    product = lanes.lanes()
+    lanes.load(product, scales, 1)  # zeros
+    lanes.add_product(product, buffer, weights, offsets[3])
+    return lanes.relu_dot(buffer, weights, offsets[3]), lanes.total(product)
 
 
 @pytest.mark.parametrize("offsets", [(0, 16, 32, 48, 0), (3, 101, 7, 60, 5), (184, 0, 99, 1, 16)])
@@ -27,7 +30,8 @@ def test_each_operation_is_its_numpy_spelling(offsets):
     a, b, c, d, e = offsets
     row = lambda k: weights[k:k + lanes.WIDTH]
     want = row(a) + row(b) + np.float32(-0.75) * row(c)
-    relu_dot, dot = _apply(weights, np.array(offsets, np.int64), np.array([-0.75], np.float32), out)
+    scales = np.r_[-0.75, np.zeros(lanes.WIDTH)].astype(np.float32)
+    relu_dot, dot = _apply(weights, np.array(offsets, np.int64), scales, out)
     np.testing.assert_allclose(out[e:e + lanes.WIDTH], want, rtol=1e-6)
     assert (np.delete(out, np.arange(e, e + lanes.WIDTH)) == 7.0).all()  # nothing written outside the lanes
     assert relu_dot == pytest.approx(float(np.maximum(want, 0) @ row(d)), rel=1e-5)

@@ -206,20 +206,31 @@ def _sparse_layer(x, inputs, w, b, act, out, boards, tabled):
 
 @njit(cache=True, fastmath=True, nogil=True)
 def _head(h, w, b, out):
-    """The five cumulative probabilities from the last hidden layer (:func:`~bgzero.value.net.probs_from_logits`),
-    its units 16 at a time in a lane buffer (the last few one by one, where a linear net's inputs leave some)."""
+    """The five cumulative probabilities from the last hidden layer (:func:`~bgzero.value.net.probs_from_logits`):
+    each output's products 16 units at a time in its own lane buffer, summed once at the end
+    (the last few units one by one, where a linear net's inputs leave some)."""
     width = h.shape[1]
     whole = width - width % lanes.WIDTH
-    v = lanes.lanes()
+    zero = np.zeros(lanes.WIDTH, np.float32)
+    v, a0, a1, a2, a3, a4 = lanes.lanes(), lanes.lanes(), lanes.lanes(), lanes.lanes(), lanes.lanes(), lanes.lanes()
     for k in range(h.shape[0]):
-        z0, z1, z2, z3, z4 = b[0], b[1], b[2], b[3], b[4]
+        lanes.load(a0, zero, 0)
+        lanes.load(a1, zero, 0)
+        lanes.load(a2, zero, 0)
+        lanes.load(a3, zero, 0)
+        lanes.load(a4, zero, 0)
         for lo in range(0, whole, lanes.WIDTH):
             lanes.load(v, h, k * width + lo)
-            z0 += lanes.dot(v, w, lo)
-            z1 += lanes.dot(v, w, width + lo)
-            z2 += lanes.dot(v, w, 2 * width + lo)
-            z3 += lanes.dot(v, w, 3 * width + lo)
-            z4 += lanes.dot(v, w, 4 * width + lo)
+            lanes.add_product(a0, v, w, lo)
+            lanes.add_product(a1, v, w, width + lo)
+            lanes.add_product(a2, v, w, 2 * width + lo)
+            lanes.add_product(a3, v, w, 3 * width + lo)
+            lanes.add_product(a4, v, w, 4 * width + lo)
+        z0 = b[0] + lanes.total(a0)
+        z1 = b[1] + lanes.total(a1)
+        z2 = b[2] + lanes.total(a2)
+        z3 = b[3] + lanes.total(a3)
+        z4 = b[4] + lanes.total(a4)
         for i in range(whole, width):
             x = h[k, i]
             z0 += x * w[0, i]

@@ -111,19 +111,34 @@ def add_scaled(typingctx, buffer, array, offset, scale):
     return types.void(buffer, array, offset, scale), codegen
 
 
-def _dot_codegen(relu: bool):
-    """Code for the sum of the buffer's lanes (their positive parts, with ``relu``) times a row."""
+@intrinsic
+def add_product(typingctx, buffer, other, array, offset):
+    """``buffer += other * array[offset:offset + 16]`` (``other`` a lane buffer too)."""
+    if not (_typed(buffer, array, offset) and other == _BUFFER):
+        return None
     def codegen(context, builder, sig, args):
-        value = builder.load(_buffer(builder, args[0]), align=4)
-        if relu:
-            zero = ir.Constant(_VECTOR, [0.0] * WIDTH)
-            value = builder.select(builder.fcmp_ordered(">", value, zero), value, zero)
-        row = builder.load(_at(context, builder, sig.args[1], args[1], args[2]), align=4)
-        reduce = cgutils.get_or_insert_function(builder.module, ir.FunctionType(_FLOAT, [_FLOAT, _VECTOR]),
-                                                "llvm.vector.reduce.fadd.v16f32")
-        return builder.call(reduce, [ir.Constant(_FLOAT, 0.0), builder.fmul(value, row, flags=_FAST)],
-                            fastmath=_FAST)
-    return codegen
+        target = _buffer(builder, args[0])
+        row = builder.load(_at(context, builder, sig.args[2], args[2], args[3]), align=4)
+        update = builder.fmul(builder.load(_buffer(builder, args[1]), align=4), row, flags=_FAST)
+        builder.store(builder.fadd(builder.load(target, align=4), update, flags=_FAST), target, align=4)
+        return context.get_dummy_value()
+    return types.void(buffer, other, array, offset), codegen
+
+
+def _sum(builder, value):
+    reduce = cgutils.get_or_insert_function(builder.module, ir.FunctionType(_FLOAT, [_FLOAT, _VECTOR]),
+                                            "llvm.vector.reduce.fadd.v16f32")
+    return builder.call(reduce, [ir.Constant(_FLOAT, 0.0), value], fastmath=_FAST)
+
+
+@intrinsic
+def total(typingctx, buffer):
+    """``sum(buffer)`` as float32."""
+    if buffer != _BUFFER:
+        return None
+    def codegen(context, builder, sig, args):
+        return _sum(builder, builder.load(_buffer(builder, args[0]), align=4))
+    return types.float32(buffer), codegen
 
 
 @intrinsic
@@ -131,12 +146,10 @@ def relu_dot(typingctx, buffer, array, offset):
     """``sum(max(buffer, 0) * array[offset:offset + 16])`` as float32."""
     if not _typed(buffer, array, offset):
         return None
-    return types.float32(buffer, array, offset), _dot_codegen(relu=True)
-
-
-@intrinsic
-def dot(typingctx, buffer, array, offset):
-    """``sum(buffer * array[offset:offset + 16])`` as float32."""
-    if not _typed(buffer, array, offset):
-        return None
-    return types.float32(buffer, array, offset), _dot_codegen(relu=False)
+    def codegen(context, builder, sig, args):
+        value = builder.load(_buffer(builder, args[0]), align=4)
+        zero = ir.Constant(_VECTOR, [0.0] * WIDTH)
+        positive = builder.select(builder.fcmp_ordered(">", value, zero), value, zero)
+        row = builder.load(_at(context, builder, sig.args[1], args[1], args[2]), align=4)
+        return _sum(builder, builder.fmul(positive, row, flags=_FAST))
+    return types.float32(buffer, array, offset), codegen
