@@ -68,11 +68,15 @@ PRUNE_KEEP = 5
 """Replies per roll that the contact net re-scores when a pruning net ranks them first."""
 
 
-def best_replies(evaluator, moves, keep: int = PRUNE_KEEP, prune: bool = True) -> np.ndarray:
+def best_replies(evaluator, moves, keep: int = PRUNE_KEEP, prune: bool = True, repeats: bool = True) -> np.ndarray:
     """Global index of the side on roll's 0-ply choice in each segment of ``moves``, as
     :func:`choose_replies` finds it, without scoring a segment of one candidate: a forced
-    move (a quarter of a rollout's turns, mostly a checker that cannot enter) has no choice to make."""
-    return _choose(evaluator, moves, keep, prune, want_probs=False)[0]
+    move (a quarter of a rollout's turns, mostly a checker that cannot enter) has no choice to make.
+
+    ``repeats``: look for boards that several segments reach, to score each once. The 21
+    rolls of a position often do; the rolls of distinct positions almost never (0.4% in a
+    rollout), and there the search costs more than it saves."""
+    return _choose(evaluator, moves, keep, prune, want_probs=False, repeats=repeats)[0]
 
 
 def choose_replies(evaluator, moves, keep: int = PRUNE_KEEP, prune: bool = True) -> tuple[np.ndarray, np.ndarray]:
@@ -84,10 +88,12 @@ def choose_replies(evaluator, moves, keep: int = PRUNE_KEEP, prune: bool = True)
     probabilities come back because variance reduction needs them and they were computed
     on the way.
     """
-    return _choose(evaluator, moves, keep, prune, want_probs=True)
+    return _choose(evaluator, moves, keep, prune, want_probs=True, repeats=True)
 
 
-def _choose(evaluator, moves, keep: int, prune: bool, want_probs: bool) -> tuple[np.ndarray, np.ndarray | None]:
+def _choose(evaluator, moves, keep: int, prune: bool, want_probs: bool,
+            repeats: bool) -> tuple[np.ndarray, np.ndarray | None]:
+    """:func:`choose_replies` (``want_probs``) and :func:`best_replies`; ``repeats`` as there."""
     results, offsets = moves.results, moves.offsets
     counts = np.diff(offsets)
     scored = None if want_probs or (counts > 1).all() else np.repeat(counts > 1, counts)  # None: every candidate
@@ -115,8 +121,11 @@ def _choose(evaluator, moves, keep: int, prune: bool, want_probs: bool) -> tuple
         rescore = np.flatnonzero(contact & segment_top_k(score, offsets, keep))
         score[contact] = -np.inf
         shortlist = results[rescore]
-        first, inverse = distinct_rows(shortlist)  # the 21 rolls of a position often reach the same board
-        exact = evaluator.contact_probs(shortlist[first])[inverse]
+        if repeats:
+            first, inverse = distinct_rows(shortlist)
+            exact = evaluator.contact_probs(shortlist[first])[inverse]
+        else:
+            exact = evaluator.contact_probs(shortlist)
         probs[rescore], score[rescore] = exact, -equity(exact)
     best = segment_argmax(score, offsets)
     return best, probs[best] if want_probs else None

@@ -49,8 +49,9 @@ class NetJudge:
         return choose_replies(self.evaluator, moves, PRUNE_KEEP, self.prune)
 
     def choose(self, moves: MoveBatch) -> np.ndarray:
-        """Each segment's 0-ply choice alone (forced moves are not scored)."""
-        return best_replies(self.evaluator, moves, PRUNE_KEEP, self.prune)
+        """Each segment's 0-ply choice alone (forced moves are not scored), for distinct
+        positions and rolls: their candidates rarely repeat one another."""
+        return best_replies(self.evaluator, moves, PRUNE_KEEP, self.prune, repeats=False)
 
 
 class GnubgJudge:
