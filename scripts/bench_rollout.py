@@ -8,7 +8,10 @@ positions with the same settings: 0-ply, cubeless, untruncated and truncated at 
 variance reduction on and off, truncation evaluated at 0 ply, games ending at exact
 two-sided bear-offs. bgzero's 0-ply ranks each roll's plays with the checkpoint's pruning
 net and scores the best five with its contact net; gnubg's 0-ply rollouts score every play
-with the full net, which bgzero does with ``prune=false`` (timed too, on ``--processes``). ``--agreement``: untruncated cubeless rollouts of ``--positions``
+with the full net, which bgzero does with ``prune=false`` (timed too, on ``--processes``).
+gnubg's times leave out its start (loading its nets and databases, ~0.4 s, timed alone
+before each run); bgzero's include starting its worker processes and building the player.
+``--agreement``: untruncated cubeless rollouts of ``--positions``
 varied positions (the opening, contact, a checker on the bar, races, bear-offs) with
 ``agent=gnubg@0`` against gnubg's, position by position in combined standard errors.
 ``--vr-factor``: the standard error of a 1,296-trial rollout with and without variance
@@ -80,8 +83,29 @@ def gnubg_rollout(pids: list[str], trials: int, vr: bool, truncate: int | None, 
             f"set rollout truncation enable {'off' if truncate is None else 'on'}",
             *([f"set rollout truncation plies {truncate}"] if truncate else []), "set display off", "set output digits 5", "new game"]
     body = [line for pid in pids for line in (f"set gnubgid {pid}:{MONEY_NO_DICE}", "rollout")]
+    text, seconds = _run_gnubg(head + body)
+    parts = text.split("Rollout done. Printing final results.")[1:]
+    if len(parts) != len(pids):
+        raise RuntimeError(f"gnubg printed {len(parts)} rollout results for {len(pids)} positions")
+    out = []
+    for part in parts:
+        mean, err = _RESULT.search(part), _ERROR.search(part)
+        w, wg, wbg, _, lg, lbg, eq = (float(v) for v in mean.groups())
+        se = [float(v) for v in err.groups()]
+        out.append({"probs": [w, wg, wbg, lg, lbg], "equity": eq, "equity_se": se[6], "win_se": se[0]})
+    return out, seconds
+
+
+def gnubg_start(threads: int, repeats: int = 3) -> float:
+    """Seconds gnubg takes to start, load its nets and databases, and quit (the least of
+    ``repeats``): not rollout time, so the speed table takes it off gnubg's times."""
+    return min(_run_gnubg([f"set threads {threads}", "set display off", "new game"])[1] for _ in range(repeats))
+
+
+def _run_gnubg(lines: list[str]) -> tuple[str, float]:
+    """What the gnubg program prints running ``lines``, and the seconds it ran."""
     with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
-        f.write("\n".join(head + body + ["quit", ""]))
+        f.write("\n".join(lines + ["quit", ""]))
     master, slave = pty.openpty()
     start = time.perf_counter()
     with open(f.name) as commands:
@@ -100,17 +124,7 @@ def gnubg_rollout(pids: list[str], trials: int, vr: bool, truncate: int | None, 
     seconds = time.perf_counter() - start
     os.close(master)
     os.unlink(f.name)
-    text = b"".join(chunks).decode(errors="replace").replace("\r", "\n")
-    parts = text.split("Rollout done. Printing final results.")[1:]
-    if len(parts) != len(pids):
-        raise RuntimeError(f"gnubg printed {len(parts)} rollout results for {len(pids)} positions")
-    out = []
-    for part in parts:
-        mean, err = _RESULT.search(part), _ERROR.search(part)
-        w, wg, wbg, _, lg, lbg, eq = (float(v) for v in mean.groups())
-        se = [float(v) for v in err.groups()]
-        out.append({"probs": [w, wg, wbg, lg, lbg], "equity": eq, "equity_se": se[6], "win_se": se[0]})
-    return out, seconds
+    return b"".join(chunks).decode(errors="replace").replace("\r", "\n"), seconds
 
 
 def bgzero_rollout(pids, spec: PlayerSpec, settings: RolloutSettings, processes: int):
@@ -130,8 +144,10 @@ def speed(args, pids) -> list[dict]:
             b_trials = min(10368, args.bgzero_trials * factor)
             row = {"truncate": truncate, "vr": vr, "positions": len(pids), "load": os.getloadavg()[0]}
             for threads in sorted({1, args.threads}):
+                start = gnubg_start(threads)
                 _, sec = gnubg_rollout(pids, g_trials, vr, truncate, threads, args.seed)
-                row[f"gnubg_{threads}t"] = len(pids) * g_trials / sec
+                row[f"gnubg_{threads}t"] = len(pids) * g_trials / (sec - start)
+                row[f"gnubg_{threads}t_start_s"] = start
             batch = len(pids) * max(36, b_trials // 8)  # eight batches: work for every process
             settings = RolloutSettings(trials=b_trials, truncate=truncate, vr=vr, seed=args.seed, batch=batch)
             for processes in sorted({1, args.processes}):
@@ -146,7 +162,7 @@ def speed(args, pids) -> list[dict]:
                 _, sec = bgzero_rollout(pids[:1], PlayerSpec(f"checkpoint:{args.checkpoint}@1"), one, args.processes)
                 row[f"bgzero_1ply_{args.processes}p"] = args.one_ply / sec
                 _, sec = gnubg_rollout(pids[:1], args.one_ply, True, None, args.threads, args.seed, ply=1)
-                row[f"gnubg_1ply_{args.threads}t"] = args.one_ply / sec
+                row[f"gnubg_1ply_{args.threads}t"] = args.one_ply / (sec - gnubg_start(args.threads))
             rows.append(row)
             print(json.dumps(row), flush=True)
     return rows

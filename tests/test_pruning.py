@@ -52,6 +52,8 @@ def test_classify_matches_its_definition_on_every_class():
     expected[game_results(results) != 0] = OVER
     np.testing.assert_array_equal(cls, expected)
     assert set(np.unique(cls)) == {CONTACT, RACE, BEAROFF, OVER}  # the sample reaches every class
+    routed = np.where(expected == RACE, CONTACT, np.where(expected == BEAROFF, RACE, expected))
+    np.testing.assert_array_equal(classify(results, race=CONTACT, bearoff=RACE), routed)  # as an evaluator routes
 
 
 def test_segment_top_k_keeps_each_segments_best():

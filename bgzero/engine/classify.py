@@ -32,14 +32,15 @@ class PositionClass(IntEnum):
 CONTACT, RACE, BEAROFF, OVER, CRASHED = PositionClass
 
 
-def classify(boards: np.ndarray) -> np.ndarray:
+def classify(boards: np.ndarray, race: int = RACE, bearoff: int = BEAROFF) -> np.ndarray:
     """Position class per board, as int8: CONTACT, RACE, BEAROFF or OVER.
 
     OVER: a side has borne off every checker; BEAROFF: both sides have all their checkers
     on their points 1-6; RACE: no contact (:func:`is_race`); else CONTACT. One pass per
-    board (search classifies every candidate it meets).
+    board (search classifies every candidate it meets). ``race`` and ``bearoff``: the class
+    to report for those instead (an evaluator without a race net sends races to its contact net).
     """
-    return _classes(np.ascontiguousarray(boards, dtype=np.int8).reshape(-1, 2, 25))
+    return _classes(np.ascontiguousarray(boards, dtype=np.int8).reshape(-1, 2, 25), int(race), int(bearoff))
 
 
 def is_race(boards: np.ndarray) -> np.ndarray:
@@ -58,7 +59,7 @@ def is_race(boards: np.ndarray) -> np.ndarray:
 
 
 @njit(cache=True)
-def _classes(boards):
+def _classes(boards, race, bearoff):
     out = np.empty(boards.shape[0], np.int8)
     for k in range(boards.shape[0]):
         my_back, my_left = _back_and_left(boards[k, 0])
@@ -68,9 +69,9 @@ def _classes(boards):
         elif my_back + opp_back >= 24:  # my column i faces their column 23 - i
             out[k] = 0  # CONTACT
         elif my_back < 6 and opp_back < 6:
-            out[k] = 2  # BEAROFF
+            out[k] = bearoff
         else:
-            out[k] = 1  # RACE
+            out[k] = race
     return out
 
 

@@ -144,17 +144,22 @@ def _roll_values(player: RolloutPlayer, boards: np.ndarray, want_results: bool):
     return values, results
 
 
-def _play(player: RolloutPlayer, boards: np.ndarray, rolls: np.ndarray) -> np.ndarray:
-    """The results of the player's moves for the rolls thrown (indices into :data:`DICE`).
+def _play(player: RolloutPlayer, boards: np.ndarray, rolls: np.ndarray, look: bool) -> tuple[np.ndarray, bool]:
+    """The results of the player's moves for the rolls thrown (indices into :data:`DICE`),
+    and whether to ``look`` for repeats at the next ply.
 
     A deterministic player plays each distinct board and roll once: early in a rollout many
-    trials stand on the same position (all of them at its first roll). A player that draws
-    its moves at random draws one for every trial, so the trials stay independent."""
+    trials stand on the same position (all of them at its first roll). The trials soon part
+    (by the sixth ply almost none meet), so once a ply finds under 1% of them repeated the
+    rest of the batch stops looking. A player that draws its moves at random draws one for
+    every trial, so the trials stay independent."""
     if not (player.greedy or player.agent.deterministic):
-        return _play_each(player, boards, DICE[rolls])
+        return _play_each(player, boards, DICE[rolls]), False
     distinct = TO_DISTINCT[rolls]
+    if not look:
+        return _play_each(player, boards, ROLLS[distinct]), False
     first, inverse = distinct_rows(np.concatenate([boards.reshape(len(boards), 50), distinct[:, None].astype(np.int8)], axis=1))
-    return _play_each(player, boards[first], ROLLS[distinct[first]])[inverse]
+    return _play_each(player, boards[first], ROLLS[distinct[first]])[inverse], len(first) < 0.99 * len(boards)
 
 
 def _play_each(player: RolloutPlayer, boards: np.ndarray, dice: np.ndarray) -> np.ndarray:
@@ -240,6 +245,7 @@ def run_chunk(player: RolloutPlayer, roots: np.ndarray, root_idx: np.ndarray, tr
         if settings.cubeful else None
     live = np.arange(n)
     ply = 0
+    look = True  # for repeated boards and rolls (:func:`_play`)
 
     def finish(items, probs_on_roll, on_roll_is_root):
         value[items] = probs_on_roll if on_roll_is_root else flip(probs_on_roll)
@@ -269,7 +275,7 @@ def run_chunk(player: RolloutPlayer, roots: np.ndarray, root_idx: np.ndarray, tr
             if player.greedy:
                 nxt = plays[inverse, thrown]
         if nxt is None:
-            nxt = _play(player, b, rolls)
+            nxt, look = _play(player, b, rolls, look)
         boards[live] = nxt
         results = game_results(nxt)  # for the side now on roll, the mover's opponent
         over = results != 0

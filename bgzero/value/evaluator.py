@@ -47,12 +47,8 @@ class Evaluator:
 
     def route(self, boards: np.ndarray) -> np.ndarray:
         """Which evaluator answers for each board (a class from :func:`classify`)."""
-        cls = classify(boards)
-        if not self.exact_bearoff:
-            cls[cls == BEAROFF] = RACE
-        if self.race_net is None:
-            cls[cls == RACE] = CONTACT
-        return cls
+        race = RACE if self.race_net is not None else CONTACT
+        return classify(boards, race=race, bearoff=BEAROFF if self.exact_bearoff else race)
 
     def probs(self, boards: np.ndarray, classes: np.ndarray | None = None) -> np.ndarray:
         """(N, 5) float32 probabilities for (N, 2, 25) boards; ``classes``: their :meth:`route`, if known."""
