@@ -14,7 +14,7 @@ from bgzero.cli.rollout import report, run
 from bgzero.cube import CubeState, MatchState
 from bgzero.engine.bearoff.probs import bearoff_probs
 from bgzero.engine.board import START
-from bgzero.engine.game import ROLL_WEIGHTS
+from bgzero.engine.game import ROLL_WEIGHTS, random_positions
 from bgzero.engine.ids import board_from_position_id
 from bgzero.errors import ConfigError
 from bgzero.rollout import PlayerSpec, RolloutSettings, make_player, rollout_plays, rollout_positions
@@ -208,9 +208,12 @@ def test_trials_on_one_board_and_roll_share_a_deterministic_play_and_draw_their_
     from bgzero.rollout.lockstep import _play
 
     boards, rolls = np.repeat(START[None], 60, axis=0), np.full(60, 2)  # all 1-3
-    pubeval = _play(make_player("pubeval"), boards, rolls)
-    assert (pubeval == pubeval[0]).all()
-    drawn = _play(make_player("random:3"), boards, rolls)
+    pubeval, look = _play(make_player("pubeval"), boards, rolls, True)
+    assert (pubeval == pubeval[0]).all() and look  # 59 of 60 repeats: look again at the next ply
+    np.testing.assert_array_equal(_play(make_player("pubeval"), boards, rolls, False)[0], pubeval)  # not looking, the same
+    apart, _ = random_positions(60, seed=3)
+    assert not _play(make_player("pubeval"), apart, rolls, True)[1]  # trials apart: stop looking
+    drawn, _ = _play(make_player("random:3"), boards, rolls, True)
     assert len({b.tobytes() for b in drawn}) > 5  # 16 plays of 1-3 at the start: one drawn per trial
 
 
