@@ -13,6 +13,8 @@ from enum import IntEnum
 import numpy as np
 from numba import njit
 
+from bgzero.engine import rowbits
+
 
 class PositionClass(IntEnum):
     """A position's class; the values index arrays, so they stay small and fixed."""
@@ -62,27 +64,15 @@ def is_race(boards: np.ndarray) -> np.ndarray:
 def _classes(boards, race, bearoff):
     out = np.empty(boards.shape[0], np.int8)
     for k in range(boards.shape[0]):
-        my_back, my_left = _back_and_left(boards[k, 0])
-        opp_back, opp_left = _back_and_left(boards[k, 1])
-        if my_left == 0 or opp_left == 0:
+        mine, theirs = rowbits.above(boards[k, 0], 0), rowbits.above(boards[k, 1], 0)  # the occupied cells
+        if mine == 0 or theirs == 0:
             out[k] = 3  # OVER (numba sees plain ints)
-        elif my_back + opp_back >= 24:  # my column i faces their column 23 - i
+            continue
+        my_back, opp_back = rowbits.highest(mine), rowbits.highest(theirs)  # the rearmost checkers' columns
+        if my_back + opp_back >= 24:  # my column i faces their column 23 - i
             out[k] = 0  # CONTACT
         elif my_back < 6 and opp_back < 6:
             out[k] = bearoff
         else:
             out[k] = race
     return out
-
-
-@njit(cache=True, inline="always")
-def _back_and_left(row):
-    """Column of the rearmost checker (-1 if none) and the number of checkers left: a sum
-    without branches, then a search from the bar, where the rearmost checker usually is near."""
-    left = 0
-    for c in range(25):
-        left += row[c]
-    back = 24
-    while back >= 0 and row[back] == 0:
-        back -= 1
-    return back, left

@@ -58,7 +58,7 @@ def game_results(boards, *, backgammon_counts_as_gammon: bool = False) -> np.nda
     boards = np.asarray(boards)
     if boards.shape[-2:] != (2, 25):
         raise InvalidPositionError(f"boards must have shape (..., 2, 25), got {boards.shape}")
-    flat = np.ascontiguousarray(boards).reshape(-1, 2, 25)
+    flat = np.ascontiguousarray(boards, np.int8).reshape(-1, 2, 25)  # the engine's boards are int8: one compiled kernel
     out = np.empty(len(flat), np.int8)
     both = _results_kernel(flat, 2 if backgammon_counts_as_gammon else 3, out)
     if both >= 0:

@@ -74,6 +74,7 @@ from typing import Callable
 import numpy as np
 from numba import njit
 
+from bgzero.engine import rowbits
 from bgzero.errors import ConfigError, InvalidPositionError
 
 CONTACT_FEATURES = (
@@ -120,17 +121,11 @@ def _lowest_bit(x):
 def _masks(row):
     """A row's points as bitmasks: made and blots (bit p, own numbering), and made and
     occupied as the other side numbers them (bit 25 - p)."""
-    made = blots = made_rev = occ_rev = np.int64(0)
-    one = np.int64(1)
-    for i in range(24):
-        n = row[i]
-        if n >= 2:
-            made |= one << (i + 1)
-            made_rev |= one << (24 - i)
-        elif n == 1:
-            blots |= one << (i + 1)
-        if n > 0:
-            occ_rev |= one << (24 - i)
+    points = np.int64(0xFFFFFF)  # cells 0-23: the points, not the bar
+    made = (rowbits.above(row, 1) & points) << 1
+    blots = (rowbits.equal(row, 1) & points) << 1
+    made_rev = rowbits.above_mirrored(row, 1) & (points << 1)
+    occ_rev = rowbits.above_mirrored(row, 0) & (points << 1)
     return made, blots, made_rev, occ_rev
 
 
@@ -149,19 +144,13 @@ def pips(row):
 @njit(cache=True)
 def off(row):
     """Checkers borne off."""
-    n = 15
-    for i in range(25):
-        n -= row[i]
-    return n
+    return 15 - rowbits.total(row)
 
 
 @njit(cache=True)
 def back_point(row):
     """The rearmost checker's point (bar 25), 0 when every checker is off."""
-    for i in range(24, -1, -1):
-        if row[i] > 0:
-            return i + 1
-    return 0
+    return rowbits.highest(rowbits.above(row, 0)) + 1
 
 
 @njit(cache=True)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from bgzero.engine import rowbits
 from bgzero.errors import ConfigError
 from bgzero.value import lanes
 from bgzero.value.encode import (
@@ -152,8 +153,9 @@ def _sparse_layer(x, inputs, w, b, act, out, boards, tabled):
     the point table and the row of (side, point, n) is added for each point of ``boards``
     holding n.
 
-    The non-zero inputs are gathered first, without branches; then each group of 64 units
-    adds its rows in four lane buffers (:mod:`bgzero.value.lanes`), which stay in registers.
+    The occupied points (:mod:`bgzero.engine.rowbits`) and the non-zero inputs are gathered
+    first; then each group of 64 units adds its rows in four lane buffers
+    (:mod:`bgzero.value.lanes`), which stay in registers.
     """
     width = b.shape[0]
     first = _TABLE_ROWS if tabled else 0
@@ -164,11 +166,14 @@ def _sparse_layer(x, inputs, w, b, act, out, boards, tabled):
         m = 0
         if tabled:
             for side in range(2):
-                for c in range(25):
-                    n = boards[k, side, c]
-                    idx[m] = ((side * 25 + c) * 16 + n) * width
+                row = boards[k, side]
+                cells = rowbits.above(row, 0)
+                while cells:  # the occupied points
+                    c = rowbits.lowest(cells)
+                    cells &= cells - 1
+                    idx[m] = ((side * 25 + c) * 16 + row[c]) * width
                     val[m] = 1.0
-                    m += n > 0
+                    m += 1
         for i in range(inputs.shape[0]):
             v = x[k, inputs[i]]
             idx[m] = (first + i) * width

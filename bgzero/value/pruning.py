@@ -18,6 +18,7 @@ from functools import cached_property
 import numpy as np
 from numba import njit
 
+from bgzero.engine import rowbits
 from bgzero.errors import ConfigError
 from bgzero.value import lanes
 from bgzero.value.encode import TESAURO_SIDE
@@ -91,8 +92,9 @@ def _equities(boards, every, rows, table, b1, w2, b2):
     """Each board's equity (``every``), or each listed in ``rows``.
 
     The hidden units go 16 at a time through one lane buffer (:mod:`bgzero.value.lanes`):
-    the bias, plus a table row per occupied point, then the ReLU and its share of each of
-    the five outputs; with the 16 hidden units of a shipped pruning net, one pass a board.
+    the bias, plus a table row per occupied point (found as a bitmask, :mod:`bgzero.engine.rowbits`),
+    then the ReLU and its share of each of the five outputs; with the 16 hidden units of a
+    shipped pruning net, one pass a board.
     """
     n = boards.shape[0] if every else rows.shape[0]
     width = b1.shape[0]
@@ -104,12 +106,13 @@ def _equities(boards, every, rows, table, b1, w2, b2):
         for lo in range(0, width, lanes.WIDTH):
             lanes.load(h, b1, lo)
             for side in range(2):
-                off = 15
-                for c in range(25):
-                    count = boards[k, side, c]
-                    if count > 0:
-                        off -= count
-                        lanes.add(h, table, ((side * 26 + c) * 16 + count) * width + lo)
+                row = boards[k, side]
+                cells = rowbits.above(row, 0)
+                while cells:  # the occupied cells, rearmost last
+                    c = rowbits.lowest(cells)
+                    cells &= cells - 1
+                    lanes.add(h, table, ((side * 26 + c) * 16 + row[c]) * width + lo)
+                off = 15 - rowbits.total(row)
                 if off > 0:
                     lanes.add(h, table, ((side * 26 + _OFF) * 16 + off) * width + lo)
             z0 += lanes.relu_dot(h, w2, lo)
