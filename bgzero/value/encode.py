@@ -106,17 +106,6 @@ def _popcount(x):
     return n
 
 
-_DE_BRUIJN = np.array([0, 1, 28, 2, 29, 14, 24, 3, 30, 22, 20, 15, 25, 17, 4, 8, 31, 27, 13, 23, 21, 19, 16, 7,
-                       26, 12, 18, 6, 11, 5, 10, 9], np.int64)
-
-
-@njit(cache=True)
-def _lowest_bit(x):
-    """Index of the lowest set bit of a non-zero ``x`` below bit 32, by de Bruijn's multiplication
-    (the shots feature asks for it on every hitting roll)."""
-    return _DE_BRUIJN[(((x & -x) * 0x077CB531) & 0xFFFFFFFF) >> 27]
-
-
 @njit(cache=True)
 def _masks(row):
     """A row's points as bitmasks: made and blots (bit p, own numbering), and made and
@@ -175,10 +164,7 @@ def forward_anchor(made):
 @njit(cache=True)
 def back_anchor(row):
     """Index (point - 1) of my rearmost made point; 0 when none, as in gnubg."""
-    for i in range(23, -1, -1):
-        if row[i] >= 2:
-            return i
-    return 0
+    return max(rowbits.highest(rowbits.above(row, 1) & 0xFFFFFF), 0)
 
 
 @njit(cache=True)
@@ -245,7 +231,7 @@ def _escape_table():
     table = np.empty(4096, np.int64)
     table[0] = 36
     for idx in range(1, 4096):
-        far = 12 - _lowest_bit(idx)
+        far = 12 - rowbits.lowest(idx)
         c = 0
         for a in range(1, 7):
             for b in range(1, 7):
@@ -337,7 +323,7 @@ def shots(blots, made, opp, bar):
             if h:
                 w = 1 if a == b else 2
                 hits += w
-                loss += w * (25 - _lowest_bit(h))
+                loss += w * (25 - rowbits.lowest(h))
     return hits, loss
 
 
