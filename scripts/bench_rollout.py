@@ -148,7 +148,7 @@ def speed(args, pids) -> list[dict]:
                 _, sec = gnubg_rollout(pids, g_trials, vr, truncate, threads, args.seed)
                 row[f"gnubg_{threads}t"] = len(pids) * g_trials / (sec - start)
                 row[f"gnubg_{threads}t_start_s"] = start
-            batch = len(pids) * max(36, b_trials // 8)  # eight batches: work for every process
+            batch = len(pids) * max(36, -(-b_trials // 8))  # eight batches, none left over: work for each process
             settings = RolloutSettings(trials=b_trials, truncate=truncate, vr=vr, seed=args.seed, batch=batch)
             for processes in sorted({1, args.processes}):
                 _, sec = bgzero_rollout(pids, spec, settings, processes)
