@@ -9,7 +9,7 @@ variance reduction on and off, truncation evaluated at 0 ply, games ending at ex
 two-sided bear-offs. bgzero's 0-ply ranks each roll's plays with the checkpoint's pruning
 net and scores the best five with its contact net; gnubg's 0-ply rollouts score every play
 with the full net, which bgzero does with ``prune=false`` (timed too, on ``--processes``).
-gnubg's times leave out its start (loading its nets and databases, ~0.4 s, timed alone
+gnubg's times leave out its start (loading its nets and databases, 0.1-0.2 s, timed alone
 before each run); bgzero's include starting its worker processes and building the player.
 ``--agreement``: untruncated cubeless rollouts of ``--positions``
 varied positions (the opening, contact, a checker on the bar, races, bear-offs) with
@@ -102,6 +102,13 @@ def gnubg_start(threads: int, repeats: int = 3) -> float:
     return min(_run_gnubg([f"set threads {threads}", "set display off", "new game"])[1] for _ in range(repeats))
 
 
+def rollout_seconds(seconds: float, start: float) -> float:
+    """gnubg's run less its start; a run that took no longer than starting says the run was too short."""
+    if seconds <= start:
+        raise RuntimeError(f"gnubg ran {seconds:.2f} s and starts in {start:.2f} s: give it more trials")
+    return seconds - start
+
+
 def _run_gnubg(lines: list[str]) -> tuple[str, float]:
     """What the gnubg program prints running ``lines``, and the seconds it ran."""
     with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
@@ -146,7 +153,7 @@ def speed(args, pids) -> list[dict]:
             for threads in sorted({1, args.threads}):
                 start = gnubg_start(threads)
                 _, sec = gnubg_rollout(pids, g_trials, vr, truncate, threads, args.seed)
-                row[f"gnubg_{threads}t"] = len(pids) * g_trials / (sec - start)
+                row[f"gnubg_{threads}t"] = len(pids) * g_trials / rollout_seconds(sec, start)
                 row[f"gnubg_{threads}t_start_s"] = start
             batch = len(pids) * max(36, -(-b_trials // 8))  # eight batches, none left over: work for each process
             settings = RolloutSettings(trials=b_trials, truncate=truncate, vr=vr, seed=args.seed, batch=batch)
@@ -161,8 +168,10 @@ def speed(args, pids) -> list[dict]:
                                       batch=max(1, args.one_ply // 4))
                 _, sec = bgzero_rollout(pids[:1], PlayerSpec(f"checkpoint:{args.checkpoint}@1"), one, args.processes)
                 row[f"bgzero_1ply_{args.processes}p"] = args.one_ply / sec
+                start = gnubg_start(args.threads)
                 _, sec = gnubg_rollout(pids[:1], args.one_ply, True, None, args.threads, args.seed, ply=1)
-                row[f"gnubg_1ply_{args.threads}t"] = args.one_ply / (sec - gnubg_start(args.threads))
+                row[f"gnubg_1ply_{args.threads}t"] = args.one_ply / rollout_seconds(sec, start)
+                row[f"gnubg_1ply_{args.threads}t_start_s"] = start
             rows.append(row)
             print(json.dumps(row), flush=True)
     return rows

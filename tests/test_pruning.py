@@ -77,28 +77,68 @@ def test_pruned_replies_are_the_full_choice_when_every_reply_is_kept(pruned_eval
     assert (pruned != full).any()  # an unrelated pruning net does change some choices
 
 
+def _choice_as_before(evaluator, moves, keep):
+    """The pruned 0-ply choice written plainly: the pruning net ranks every contact candidate,
+    each segment's top ``keep`` (with the exactly scored others) go on, the best is taken."""
+    cls = evaluator.route(moves.results)
+    contact = cls == CONTACT
+    score = np.zeros(len(cls), np.float32)
+    exact = ~contact
+    if exact.any():
+        score[exact] = -equity(evaluator.probs(moves.results[exact], cls[exact]))
+    score[contact] = -evaluator.pruner.equities(moves.results[contact])
+    short = contact & segment_top_k(score, moves.offsets, keep)
+    score[contact] = -np.inf
+    score[short] = -equity(evaluator.contact_probs(moves.results[short]))
+    return segment_argmax(score, moves.offsets)
+
+
+class _Counting(Evaluator):
+    """An evaluator that records how many boards each of its nets is asked about."""
+
+    def __init__(self, evaluator):
+        super().__init__(evaluator.net, "tesauro198", pruner=_CountingPruner(evaluator.pruner))
+        self.asked = {"contact": 0, "probs": 0}
+
+    def contact_probs(self, b):
+        self.asked["contact"] += len(b)
+        return super().contact_probs(b)
+
+    def probs(self, b, classes=None):
+        self.asked["probs"] += len(b)
+        return super().probs(b, classes)
+
+
+class _CountingPruner:
+    def __init__(self, pruner):
+        self.pruner, self.asked = pruner, 0
+
+    def equities(self, boards, rows=None):
+        self.asked += len(boards) if rows is None else len(rows)
+        return self.pruner.equities(boards, rows)
+
+
 @pytest.mark.parametrize("keep", [1, 5])
 def test_a_choice_alone_skips_forced_moves_and_changes_nothing(pruned_evaluator, keep):
     boards, _ = random_positions(40, seed=6)
     rolled, dice = np.repeat(boards, 21, axis=0), np.tile(ROLLS, (40, 1))
     moves = generate(rolled, dice)
-    forced = np.diff(moves.offsets) == 1
-    assert forced.any() and not forced.all()  # the sample has forced moves and choices
-    np.testing.assert_array_equal(best_replies(pruned_evaluator, moves, keep),
-                                  search.choose_replies(pruned_evaluator, moves, keep)[0])
-    asked = []
-
-    class Counting(Evaluator):
-        def contact_probs(self, b):
-            asked.append(len(b))
-            return super().contact_probs(b)
-
-    counting = Counting(pruned_evaluator.net, "tesauro198", pruner=pruned_evaluator.pruner)
+    counts = np.diff(moves.offsets)
+    assert (counts == 1).any() and (counts <= keep).any() and (counts > keep).any()  # every kind of segment
+    want = _choice_as_before(pruned_evaluator, moves, keep)
+    for repeats in (True, False):
+        np.testing.assert_array_equal(best_replies(pruned_evaluator, moves, keep, repeats=repeats), want)
+    np.testing.assert_array_equal(search.choose_replies(pruned_evaluator, moves, keep)[0], want)
+    forced = counts == 1
     only_forced = generate(rolled[forced], dice[forced])
-    np.testing.assert_array_equal(best_replies(counting, only_forced, keep), only_forced.offsets[:-1])
-    assert sum(asked) == 0  # nothing to choose, nothing scored
+    for prune in (True, False):
+        counting = _Counting(pruned_evaluator)
+        np.testing.assert_array_equal(best_replies(counting, only_forced, keep, prune=prune), only_forced.offsets[:-1])
+        assert counting.asked == {"contact": 0, "probs": 0} and counting.pruner.asked == 0  # nothing to choose
+    counting = _Counting(pruned_evaluator)
     search.choose_replies(counting, only_forced, keep)
-    assert sum(asked) > 0  # where the probabilities are wanted, they are computed
+    assert counting.asked["contact"] > 0  # where the probabilities are wanted, they are computed
+    assert counting.pruner.asked == 0  # a segment of one needs no ranking
 
 
 @pytest.mark.parametrize("hidden", [16, 20])  # a shipped net's width, and one padded to whole lane buffers

@@ -54,3 +54,18 @@ def test_only_int8_rows_are_read():
 
     with pytest.raises(TypingError):
         read(np.zeros(25, np.int64))
+
+
+def test_a_walk_lowest_bit_first_visits_each_occupied_cell_once():
+    @njit
+    def walk(row):
+        seen = []
+        cells = rowbits.above(row, 0)
+        while cells:
+            seen.append(rowbits.lowest(cells))
+            cells &= cells - 1
+        return seen
+
+    row = np.zeros(25, np.int8)
+    row[[0, 5, 23, 24]] = [1, 3, 2, 4]  # the ace point, the bar and between
+    assert list(walk(row)) == [0, 5, 23, 24]

@@ -64,7 +64,7 @@ def game_results(boards, *, backgammon_counts_as_gammon: bool = False) -> np.nda
     if both >= 0:
         where = tuple(int(i) for i in np.unravel_index(both, boards.shape[:-2]))
         raise InvalidPositionError(f"board {where} has both sides with all checkers borne off")
-    return out.reshape(boards.shape[:-2])
+    return out.reshape(boards.shape[:-2])[()]  # a scalar for one board, as numpy's reductions give
 
 
 @njit(cache=True, nogil=True)

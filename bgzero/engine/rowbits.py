@@ -6,7 +6,9 @@ one count at a time, with a branch each that the counts make unpredictable. Thes
 intrinsics load the row as one vector of bytes (a masked load of exactly 25, so nothing
 past the row is read), compare it whole and return bit ``c`` for cell ``c``, which a kernel
 then walks lowest bit first (:func:`lowest`) or reads with a shift. A row is a
-C-contiguous int8 array of at least 25 elements, such as ``boards[k, side]``.
+C-contiguous int8 array of at least 25 elements, such as ``boards[k, side]``; typing checks
+the dtype and layout, not the length (as :mod:`bgzero.value.lanes` does not check offsets),
+and a comparison's ``k`` is a count, 0 to 127.
 
 numba's cache checks a kernel against its own source file only: after editing this
 module, clear the cache of the kernels that use it (``__pycache__/*.nbi``, ``*.nbc``).

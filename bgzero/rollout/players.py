@@ -50,7 +50,8 @@ class NetJudge:
 
     def choose(self, moves: MoveBatch) -> np.ndarray:
         """Each segment's 0-ply choice alone (forced moves are not scored), for distinct
-        positions and rolls: their candidates rarely repeat one another."""
+        positions and rolls: past a rollout's first plies their candidates rarely repeat one
+        another (in the first two, the 21 rolls of a root do, and a few evaluations repeat)."""
         return best_replies(self.evaluator, moves, PRUNE_KEEP, self.prune, repeats=False)
 
 

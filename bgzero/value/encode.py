@@ -424,7 +424,7 @@ def _race_side(row, out):
     out[107] = pips(row) / 167.0
 
 
-# --- batch kernels: fn(boards, out) fills every element of out -------------------------------
+# --- batch kernels: fn(boards, out) fills every element of out, for C-contiguous int8 boards ---
 
 
 @njit(cache=True)
@@ -451,7 +451,8 @@ def contact_kernel(boards, out):
 def contact_features_kernel(boards, out, cell_sums=True):
     """Fill ``out`` (B, 50) with the contact inputs other than the point units: each side's 25
     features, the side on roll's first. A net that adds the point units and the cell sums
-    from a table passes ``cell_sums=False``: their places are then left as they are."""
+    from a table passes ``cell_sums=False``: their places are then left as they are (the one
+    kernel here that may leave elements of ``out`` unwritten)."""
     features = len(CONTACT_FEATURES)
     for b in range(boards.shape[0]):
         me, opp = boards[b, 0], boards[b, 1]
