@@ -101,8 +101,8 @@ def _choose(evaluator, moves, keep: int, prune: bool, want_probs: bool,
     probs = np.empty((len(results), 5), np.float32)  # filled where a candidate is scored exactly
     if not prune or evaluator.pruner is None:
         rows = slice(None) if scored is None else scored
-        probs[rows] = evaluator.probs(results[rows])
-        score[rows] = -equity(probs[rows])
+        exact = evaluator.probs(results[rows])
+        probs[rows], score[rows] = exact, -equity(exact)
         best = segment_argmax(score, offsets)
         return best, probs[best] if want_probs else None
     cls = evaluator.route(results)

@@ -20,6 +20,7 @@ from typing import Protocol, Sequence
 import numpy as np
 from numba import njit
 
+from bgzero.engine import rowbits
 from bgzero.engine.board import NUM_CHECKERS, START, start_board, validate
 from bgzero.engine.movegen import MoveBatch, generate
 from bgzero.errors import IllegalMoveError, InvalidPositionError
@@ -72,10 +73,7 @@ def _results_kernel(boards, backgammon, out):
     """``out[k]``: board ``k``'s signed points; the index of the first board with both sides
     borne off, else -1. One pass a board: rollouts ask after every ply."""
     for k in range(boards.shape[0]):
-        mine = theirs = 0
-        for c in range(25):
-            mine += boards[k, 0, c]
-            theirs += boards[k, 1, c]
+        mine, theirs = rowbits.total(boards[k, 0]), rowbits.total(boards[k, 1])
         if mine == 0 and theirs == 0:
             return k
         if mine != 0 and theirs != 0:
@@ -84,11 +82,8 @@ def _results_kernel(boards, backgammon, out):
         loser = 1 if mine == 0 else 0
         points = 1
         if (theirs if loser else mine) == NUM_CHECKERS:
-            points = 2
-            for c in range(18, 25):  # the winner's home board and the bar
-                if boards[k, loser, c] > 0:
-                    points = backgammon
-                    break
+            in_winners_home = rowbits.above(boards[k, loser], 0) >> 18  # the winner's home board and the bar
+            points = backgammon if in_winners_home else 2
         out[k] = points if loser else -points
     return -1
 

@@ -25,6 +25,7 @@ import numpy as np
 from numba import njit
 
 from bgzero.cube import MatchState, after_take, drop_points, may_double, points_for
+from bgzero.engine import rowbits
 from bgzero.engine.bearoff.probs import bearoff_probs
 from bgzero.engine.bearoff.two_sided import MAX_CHECKERS
 from bgzero.engine.distinct import distinct_rows
@@ -119,12 +120,8 @@ def _in_database(boards, most):
     for k in range(boards.shape[0]):
         inside = True
         for side in range(2):
-            home = 0
-            for c in range(6):
-                home += boards[k, side, c]
-            for c in range(6, 25):
-                inside &= boards[k, side, c] == 0
-            inside &= home <= most
+            row = boards[k, side]
+            inside &= rowbits.above(row, 0) >> 6 == 0 and rowbits.total(row) <= most  # all home, few enough
         out[k] = inside
     return out
 

@@ -46,6 +46,12 @@ def _buffer(builder, pointer):
     return builder.bitcast(pointer, _VECTOR.as_pointer())
 
 
+def _accumulate(builder, buffer, update):
+    """``buffer += update`` (a ``<16 x float>``)."""
+    target = _buffer(builder, buffer)
+    builder.store(builder.fadd(builder.load(target, align=4), update, flags=_FAST), target, align=4)
+
+
 @intrinsic
 def lanes(typingctx):
     """A lane buffer: a pointer to 16 float32 on the calling kernel's stack, uninitialised
@@ -86,9 +92,7 @@ def add(typingctx, buffer, array, offset):
     if not _typed(buffer, array, offset):
         return None
     def codegen(context, builder, sig, args):
-        target = _buffer(builder, args[0])
-        row = builder.load(_at(context, builder, sig.args[1], args[1], args[2]), align=4)
-        builder.store(builder.fadd(builder.load(target, align=4), row, flags=_FAST), target, align=4)
+        _accumulate(builder, args[0], builder.load(_at(context, builder, sig.args[1], args[1], args[2]), align=4))
         return context.get_dummy_value()
     return types.void(buffer, array, offset), codegen
 
@@ -99,14 +103,12 @@ def add_scaled(typingctx, buffer, array, offset, scale):
     if not (_typed(buffer, array, offset) and isinstance(scale, (types.Float, types.Integer))):
         return None
     def codegen(context, builder, sig, args):
-        target = _buffer(builder, args[0])
         row = builder.load(_at(context, builder, sig.args[1], args[1], args[2]), align=4)
         factor = context.cast(builder, args[3], sig.args[3], types.float32)
         splat = cgutils.get_null_value(_VECTOR)
         for lane in range(WIDTH):
             splat = builder.insert_element(splat, factor, ir.Constant(ir.IntType(32), lane))
-        update = builder.fmul(splat, row, flags=_FAST)
-        builder.store(builder.fadd(builder.load(target, align=4), update, flags=_FAST), target, align=4)
+        _accumulate(builder, args[0], builder.fmul(splat, row, flags=_FAST))
         return context.get_dummy_value()
     return types.void(buffer, array, offset, scale), codegen
 
@@ -117,10 +119,8 @@ def add_product(typingctx, buffer, other, array, offset):
     if not (_typed(buffer, array, offset) and other == _BUFFER):
         return None
     def codegen(context, builder, sig, args):
-        target = _buffer(builder, args[0])
         row = builder.load(_at(context, builder, sig.args[2], args[2], args[3]), align=4)
-        update = builder.fmul(builder.load(_buffer(builder, args[1]), align=4), row, flags=_FAST)
-        builder.store(builder.fadd(builder.load(target, align=4), update, flags=_FAST), target, align=4)
+        _accumulate(builder, args[0], builder.fmul(builder.load(_buffer(builder, args[1]), align=4), row, flags=_FAST))
         return context.get_dummy_value()
     return types.void(buffer, other, array, offset), codegen
 

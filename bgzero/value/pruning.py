@@ -22,6 +22,7 @@ from bgzero.engine import rowbits
 from bgzero.errors import ConfigError
 from bgzero.value import lanes
 from bgzero.value.encode import TESAURO_SIDE
+from bgzero.value.encode import off as checkers_off
 from bgzero.value.frozen import layer_weights, pad_to, point_table
 from bgzero.value.netconfig import NetConfig
 
@@ -112,7 +113,7 @@ def _equities(boards, every, rows, table, b1, w2, b2):
                     c = rowbits.lowest(cells)
                     cells &= cells - 1
                     lanes.add(h, table, ((side * 26 + c) * 16 + row[c]) * width + lo)
-                off = 15 - rowbits.total(row)
+                off = checkers_off(row)
                 if off > 0:
                     lanes.add(h, table, ((side * 26 + _OFF) * 16 + off) * width + lo)
             z0 += lanes.relu_dot(h, w2, lo)
