@@ -134,6 +134,45 @@ def widths() -> Rule:
     return rule
 
 
+def subset(*options) -> Rule:
+    """A non-empty list of distinct ``options``, like [contact, race]."""
+    def rule(key, value):
+        if (not isinstance(value, (ListConfig, list)) or not len(value) or len(set(value)) != len(value)
+                or not all(isinstance(v, str) and v in options for v in value)):
+            _fail(key, value, f"a list of distinct options out of {', '.join(options)}, like [{options[0]}]")
+    return rule
+
+
+_DURATION = re.compile(r"(?:(\d+(?:\.\d+)?)h)?(?:(\d+(?:\.\d+)?)m)?(?:(\d+(?:\.\d+)?)s)?")
+
+
+def seconds_of(key: str, value) -> float | None:
+    """A duration in seconds: ``2h``, ``90m``, ``1h30m``, ``45s`` or a number of seconds; null for none."""
+    if value is None:
+        return None
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if math.isfinite(value) and value > 0:
+            return float(value)
+    elif isinstance(value, str) and (match := _DURATION.fullmatch(value.strip())) and any(match.groups()):
+        hours, minutes, seconds = (float(g or 0) for g in match.groups())
+        if 3600 * hours + 60 * minutes + seconds > 0:
+            return 3600 * hours + 60 * minutes + seconds
+    _fail(key, value, "a duration above zero, such as 2h, 90m, 1h30m or 600 (seconds), or null")
+
+
+def duration() -> Rule:
+    """What :func:`seconds_of` reads."""
+    return seconds_of
+
+
+def agent_list() -> Rule:
+    """A list (maybe empty) of agent specs, like [gnubg@0, pubeval]."""
+    def rule(key, value):
+        if not isinstance(value, (ListConfig, list)) or not all(isinstance(v, str) and v.strip() for v in value):
+            _fail(key, value, "a list of agent specs, like [gnubg@0, pubeval], or []")
+    return rule
+
+
 def output_dir(*, null: bool = False) -> Rule:
     """A directory that exists or can be made, and that this user can write into."""
     def rule(key, value):
@@ -238,3 +277,16 @@ PRUNE = {"checkpoint": text(null=True), "out": output_file(null=True), "position
          "seed": SEED}
 LEAGUE = {"run": text(), "limit": whole(1), "games_vs_pubeval": whole(1), "games_per_pair": whole(1), "ply": PLY,
           "seed": SEED, "processes": PROCESSES, "out": output_dir()}
+ITERATE = {
+    "seed": SEED, "start": text(), "out_dir": output_dir(), "generations": whole(1), "budget": duration(),
+    "progress": flag(),
+    "candidates.positions": whole(1), "candidates.parallel_games": whole(1, 100_000), "candidates.top": whole(2), "candidates.explore": number(0, 1),
+    "candidates.classes": subset("contact", "race"),
+    "labelling.teacher": text(null=True), "labelling.ply": PLY, "labelling.labels": whole(1, null=True),
+    "labelling.chunk": whole(96), "labelling.processes": whole(1), "labelling.backend": choice("local", "ray"),
+    "labelling.ray.address": text(null=True),
+    "finetune.epochs": whole(1), "finetune.lr": number(above=0, most=1), "finetune.anchor": number(0),
+    "finetune.widen": whole(0), "finetune.race": flag(), "finetune.prune_positions": whole(1000),
+    "gate.games": whole(2), "gate.chunk": whole(2), "gate.ply": PLY, "gate.opponents": agent_list(),
+    "gate.move_errors": flag(), "gate.margin": number(), "gate.processes": whole(1),
+}

@@ -1,4 +1,4 @@
-"""Where the package's own files are: the Hydra configs and the shipped checkpoints.
+"""Where the package's own files are: the Hydra configs, the shipped checkpoints and data files.
 
 In a built wheel they travel inside the package (``bgzero/configs``, ``bgzero/checkpoints``,
 mapped there from the repository's top-level folders by ``pyproject.toml``); in a checkout
@@ -19,3 +19,5 @@ def _shipped(name: str) -> Path:
 
 CONFIGS = _shipped("configs")
 CHECKPOINTS = _shipped("checkpoints")
+DATA = _PACKAGE / "data"
+"""Data the package needs at run time (pubeval's weights, the match table, the move-error judge's scores)."""

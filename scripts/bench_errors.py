@@ -1,27 +1,11 @@
 """Move-error benchmark: mean equity loss x1000 per move, judged by gnubg's 2-ply evaluation.
 
-A fast strength signal to steer training with (seconds per agent once the reference exists),
-in the units of gnubg's own benchmarks ("error rate"):
-
-1. Positions come from GNU Backgammon self-play (``gnubg_nn.best_move`` at 0 ply for both
-   sides, seeded dice), each non-forced decision kept with probability ``KEEP`` so that the
-   sample spreads over many games; a decision with one distinct result is forced and never
-   kept. Each is labelled with gnubg's position class before the move (``gnubg_nn.classify``):
-   contact, crashed (contact where a side has 6 or fewer checkers left in play), or race
-   (gnubg's race and one- and two-sided bear-off classes).
-2. The reference scores every legal result of every position with gnubg's cubeless equity
-   at ``--ref-plies`` (2 by default, pruned as in gnubg's own 2-ply play): the result is
-   evaluated with the opponent on roll and negated, one evaluation context for all. That
-   is ~20 results x 1,000 positions of 2-ply search, so it runs in ``spawn`` processes (one
-   gnubg engine each) and is cached as ``errors_<seed>_<n>.npz`` (positions, dice, classes,
-   result boards, equities); ``scripts/data/`` is looked in first, then ``--cache``.
-3. Each agent chooses among bgzero's own generated results; every result is matched to the
-   reference's by board, and the loss is the best equity minus the chosen one's. The table
-   shows the mean loss x1000 with a 95% normal interval (mean +- 1.96 sd / sqrt n), overall
-   and per class, and how often the agent found the reference's best move. gnubg 0-ply,
-   gnubg 1-ply and pubeval are always shown as yardsticks (a dash where gnubg-nn is absent).
-   ``--worst N`` adds each agent's share of its loss in its N worst positions, and the
-   worst of them by Position ID, to look at.
+The positions, the judge and the loss arithmetic are :mod:`bgzero.arena.move_errors`; this
+prints the table. gnubg 0-ply, gnubg 1-ply and pubeval are always shown as yardsticks (a
+dash where gnubg-nn is absent). Cells are the mean loss x1000 with a 95% normal interval
+(mean +- 1.96 sd / sqrt n), overall and per class, and how often the agent found the
+judge's best move. ``--worst N`` adds each agent's share of its loss in its N worst
+positions, and the worst of them by Position ID, to look at.
 
     python scripts/bench_errors.py --agent checkpoint:checkpoints/reference.pt@0 --positions 1000 --seed 0
 """
@@ -29,198 +13,18 @@ in the units of gnubg's own benchmarks ("error rate"):
 from __future__ import annotations
 
 import argparse
-import json
-import multiprocessing
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from bgzero.agents.specs import make_agent
-from bgzero.engine.board import START, to_gnubg
+from bgzero.arena.move_errors import CACHE, CLASSES, Reference, agent_losses, get_reference  # noqa: F401 (Reference: tests)
 from bgzero.engine.ids import position_id
-from bgzero.engine.movegen import generate
 from bgzero.errors import ConfigError
 
-CLASSES = ("contact", "crashed", "race")
-KEEP = 0.25  # chance a non-forced decision is kept: ~11 per game, so ~90 games per 1,000
-DATA = Path(__file__).resolve().parent / "data"
-CACHE = Path.home() / ".cache" / "bgzero"
 YARDSTICKS = ("gnubg@0", "gnubg@1", "pubeval")
-CHOOSE_CHUNK = 64  # positions per choose() call: bounds the memory of 1-2 ply searches
-
-
-@dataclass
-class Reference:
-    """Positions (side on roll in row 0), their rolls and classes, and every legal result
-    (sides swapped, as :func:`bgzero.engine.movegen.generate` gives them) with the mover's equity;
-    ``results[offsets[p]:offsets[p + 1]]`` belong to position ``p``."""
-
-    boards: np.ndarray  # (P, 2, 25) int8
-    dice: np.ndarray  # (P, 2) int8
-    classes: np.ndarray  # (P,) int8, index into CLASSES
-    offsets: np.ndarray  # (P + 1,) int64
-    results: np.ndarray  # (N, 2, 25) int8
-    equity: np.ndarray  # (N,) float64, the mover's cubeless equity after the move
-    meta: dict
-
-    def save(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        np.savez_compressed(path, boards=self.boards, dice=self.dice, classes=self.classes, offsets=self.offsets,
-                            results=self.results, equity=self.equity, meta=json.dumps(self.meta))
-
-    @classmethod
-    def load(cls, path: Path) -> Reference:
-        with np.load(path) as z:
-            return cls(z["boards"], z["dice"], z["classes"], z["offsets"], z["results"], z["equity"],
-                       json.loads(str(z["meta"])))
-
-
-def file_name(seed: int, n: int, plies: int) -> str:
-    """The default 2-ply reference keeps the plain name; other plies are marked."""
-    return f"errors_{seed}_{n}.npz" if plies == 2 else f"errors_{seed}_{n}_{plies}ply.npz"
-
-
-# --------------------------------------------------------------------------- positions
-
-
-def sample_positions(n: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """``n`` non-forced decisions from gnubg 0-ply self-play: (boards, dice, classes, games)."""
-    import gnubg_nn
-
-    gnubg0 = make_agent("gnubg@0")
-    rng = np.random.default_rng(seed)
-    boards, dice, classes = [], [], []
-    games = 0
-    while len(boards) < n:
-        games += 1
-        board, first = START.copy(), True
-        while True:
-            roll = rng.integers(1, 7, size=2, dtype=np.int8)
-            if first and roll[0] == roll[1]:
-                continue  # the opening roll is never a double
-            first = False
-            moves = generate(board[None], roll[None])
-            if moves.counts()[0] > 1 and rng.random() < KEEP:
-                boards.append(board)
-                dice.append(roll)
-                cls = gnubg_nn.classify(to_gnubg(board))  # below c_race: race and both bear-off classes
-                classes.append(0 if cls == gnubg_nn.c_contact else 1 if cls == gnubg_nn.c_crashed else 2)
-                if len(boards) == n:
-                    break
-            board = moves.results[gnubg0.choose(board[None], roll[None], moves)[0]].copy()
-            if board[1].sum() == 0:  # the mover has borne off its last checker
-                break
-    return np.array(boards, np.int8), np.array(dice, np.int8), np.array(classes, np.int8), games
-
-
-# --------------------------------------------------------------------------- reference
-
-
-def _judge(job):
-    """Every distinct result of each (gnubg board, d1, d2), scored by gnubg at ``plies``.
-
-    Runs in a worker process: gnubg's engine is global state, one per process. Keeps the
-    results of one position together so that gnubg's evaluation cache serves the shared
-    replies. Returns [(results (k, 2, 25) int8, mover's equities (k,))], evaluations, seconds.
-    """
-    import gnubg
-    import gnubg_nn
-
-    positions, plies, prune = job
-    cube = gnubg.cubeinfo(1, -1, 1, 0, (0, 0), 0)
-    context = gnubg.evalcontext(0, plies, 1, prune, 0.0)
-    out, count, start = [], 0, time.perf_counter()
-    for gboard, d1, d2 in positions:
-        results = np.array([gnubg_nn.board_from_position_key(k) for k in gnubg_nn.moves(gboard, d1, d2)], np.int8)
-        equity = np.array([-gnubg.evaluate(to_gnubg(r), cube, context)[5] for r in results])
-        out.append((results, equity))
-        count += len(results)
-    return out, count, time.perf_counter() - start
-
-
-def build_reference(n: int, seed: int, plies: int = 2, workers: int = 0, prune: int = 1) -> Reference:
-    """Sample the positions and score all their results (progress on stderr)."""
-    t0 = time.perf_counter()
-    boards, dice, classes, games = sample_positions(n, seed)
-    sampled = time.perf_counter() - t0
-    chunk = 8
-    jobs = [([(to_gnubg(b), int(r[0]), int(r[1])) for b, r in zip(boards[i:i + chunk], dice[i:i + chunk])],
-             plies, prune) for i in range(0, n, chunk)]
-    workers = workers or multiprocessing.cpu_count()
-    parts, evals, eval_s = [], 0, 0.0
-    t1 = time.perf_counter()
-    if workers == 1:
-        stream = map(_judge, jobs)
-    else:
-        pool = multiprocessing.get_context("spawn").Pool(workers)
-        stream = pool.imap(_judge, jobs)
-    for i, (part, count, seconds) in enumerate(stream, 1):
-        parts += part
-        evals += count
-        eval_s += seconds
-        done = time.perf_counter() - t1
-        print(f"\rreference: {len(parts)}/{n} positions, {evals} evaluations, {done:.0f} s, "
-              f"~{done / i * (len(jobs) - i):.0f} s left", end="", file=sys.stderr, flush=True)
-    print(file=sys.stderr)
-    if workers != 1:
-        pool.close()
-        pool.join()
-    counts = [len(r) for r, _ in parts]
-    meta = dict(seed=seed, positions=n, games=games, plies=plies, prune=prune, keep=KEEP, evaluations=evals,
-                ms_per_evaluation=1000 * eval_s / evals, workers=workers, sample_s=round(sampled, 1),
-                reference_s=round(time.perf_counter() - t1, 1))
-    return Reference(boards, dice, classes, np.concatenate([[0], np.cumsum(counts)]).astype(np.int64),
-                     np.concatenate([r for r, _ in parts]), np.concatenate([e for _, e in parts]), meta)
-
-
-def get_reference(n: int, seed: int, plies: int, cache: Path, workers: int) -> tuple[Reference, str]:
-    """The cached reference (``scripts/data`` first) or a fresh one saved to ``cache``."""
-    name = file_name(seed, n, plies)
-    for path in (DATA / name, cache / name):
-        if path.exists():
-            return Reference.load(path), f"loaded from {path}"
-    ref = build_reference(n, seed, plies, workers)
-    ref.save(cache / name)
-    return ref, f"built and saved to {cache / name}"
-
-
-# --------------------------------------------------------------------------- scoring
-
-
-def match_results(ref: Reference, lo: int, hi: int, moves) -> np.ndarray:
-    """For reference positions ``lo:hi`` and bgzero's ``moves`` for them: the reference
-    index of every generated result. Raises if a position's two result sets differ."""
-    index = np.empty(len(moves.results), np.int64)
-    for b, p in enumerate(range(lo, hi)):
-        start = ref.offsets[p]
-        known = {r.tobytes(): start + k for k, r in enumerate(ref.results[start:ref.offsets[p + 1]])}
-        ours = moves.results[moves.offsets[b]:moves.offsets[b + 1]]
-        found = [known.get(r.tobytes()) for r in ours]
-        if None in found or len(set(found)) != len(known):
-            raise ValueError(f"position {p} ({ref.dice[p].tolist()}): bgzero's {len(ours)} results "
-                             f"do not match the reference's {len(known)}")
-        index[moves.offsets[b]:moves.offsets[b + 1]] = found
-    return index
-
-
-def losses(ref: Reference, chosen: np.ndarray) -> np.ndarray:
-    """Equity lost per position: the best result's equity minus the chosen one's
-    (``chosen`` are reference indices, one per position)."""
-    best = np.maximum.reduceat(ref.equity, ref.offsets[:-1])
-    return best - ref.equity[chosen]
-
-
-def agent_losses(agent, ref: Reference) -> np.ndarray:
-    """The agent's loss on every reference position, choosing among bgzero's results."""
-    chosen = np.empty(len(ref.boards), np.int64)
-    for lo in range(0, len(ref.boards), CHOOSE_CHUNK):
-        hi = min(lo + CHOOSE_CHUNK, len(ref.boards))
-        moves = generate(ref.boards[lo:hi], ref.dice[lo:hi])
-        chosen[lo:hi] = match_results(ref, lo, hi, moves)[agent.choose(ref.boards[lo:hi], ref.dice[lo:hi], moves)]
-    return losses(ref, chosen)
 
 
 def cell(loss: np.ndarray) -> str:

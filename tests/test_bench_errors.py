@@ -1,4 +1,4 @@
-"""scripts/bench_errors.py: the loss arithmetic and result matching on a hand-made set, and a
+"""bgzero.arena.move_errors and scripts/bench_errors.py: the loss arithmetic and result matching on a hand-made set, and a
 live run against gnubg on a few positions."""
 
 import importlib.util
@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from bgzero.agents.base import Agent
+from bgzero.arena import move_errors
 from bgzero.engine.board import START
 from bgzero.engine.ids import position_id
 from bgzero.engine.movegen import generate
@@ -41,14 +42,14 @@ def hand_made():
         lo, hi = moves.offsets[b], moves.offsets[b + 1]
         results.append(moves.results[lo:hi][::-1])
         equity.append(-0.001 * np.arange(hi - lo)[::-1])
-    ref = bench.Reference(boards, dice, np.array([0, 2], np.int8), moves.offsets.copy(), np.concatenate(results),
+    ref = move_errors.Reference(boards, dice, np.array([0, 2], np.int8), moves.offsets.copy(), np.concatenate(results),
                           np.concatenate(equity), {"plies": 2})
     return ref, moves
 
 
 def test_matching_follows_the_board_not_the_order():
     ref, moves = hand_made()
-    index = bench.match_results(ref, 0, 2, moves)
+    index = move_errors.match_results(ref, 0, 2, moves)
     assert (ref.results[index] == moves.results).all()
     n0 = moves.offsets[1]
     assert index[0] == n0 - 1 and index[n0] == len(ref.results) - 1
@@ -58,14 +59,14 @@ def test_mismatched_result_sets_raise():
     ref, moves = hand_made()
     ref.results[0, 0, 0] += 1  # one reference result is now a different board
     with pytest.raises(ValueError, match="position 0"):
-        bench.match_results(ref, 0, 2, moves)
+        move_errors.match_results(ref, 0, 2, moves)
 
 
 def test_losses_are_best_minus_chosen():
     ref, moves = hand_made()
-    assert bench.agent_losses(Fixed(0), ref) == pytest.approx([0.0, 0.0])
-    assert bench.agent_losses(Fixed(2), ref) == pytest.approx([0.002, 0.002])
-    assert bench.losses(ref, np.array([0, ref.offsets[1] + 1])) == pytest.approx(
+    assert move_errors.agent_losses(Fixed(0), ref) == pytest.approx([0.0, 0.0])
+    assert move_errors.agent_losses(Fixed(2), ref) == pytest.approx([0.002, 0.002])
+    assert move_errors.losses(ref, np.array([0, ref.offsets[1] + 1])) == pytest.approx(
         [0.001 * (moves.counts()[0] - 1), 0.001 * (moves.counts()[1] - 2)])
 
 

@@ -107,6 +107,7 @@ def _script(command: str, config: str):
 analyze = _script("analyze", "analyze")
 eval = _script("eval", "evaluate")  # noqa: A001 - the script is bgzero-eval
 hint = _script("hint", "hint")
+iterate = _script("iterate", "iterate")
 league = _script("league", "league")
 match = _script("match", "match")
 play = _script("play", "play")

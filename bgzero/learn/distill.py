@@ -112,7 +112,7 @@ def distill(evaluator: Evaluator, positions: int = 300_000, hidden: int = 16, se
         raise ConfigError(f"pruning net: positions={positions} is too few to fit a pruning net; use >= 1000")
     boards, targets, _ = self_play_candidates(evaluator, positions, seed, progress=progress)
     net = train_pruning_net(boards, targets, hidden=hidden, seed=seed)
-    held_boards, held_targets, held_visited = self_play_candidates(evaluator, 20_000, seed + 1)
+    held_boards, held_targets, held_visited = self_play_candidates(evaluator, min(20_000, positions), seed + 1)
     with torch.inference_mode():
         pred = net(torch.from_numpy(get_encoder(PRUNE_ENCODER)(held_boards))).numpy()
     rmse = float(np.sqrt(np.mean((pred - held_targets) ** 2)))

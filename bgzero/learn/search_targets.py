@@ -43,11 +43,12 @@ _WORKER_EVALUATOR: Evaluator | None = None
 
 
 def candidate_turns(evaluator: Evaluator, positions: int, seed: int, top: int = 8, games: int = 256,
-                    explore: float = 0.1) -> tuple[np.ndarray, np.ndarray]:
-    """About ``positions`` contact candidates and their turn numbers, turns in random order.
+                    explore: float = 0.1, classes: tuple[int, ...] = (CONTACT,)) -> tuple[np.ndarray, np.ndarray]:
+    """About ``positions`` candidates and their turn numbers, turns in random order.
 
     Of each turn of :func:`bgzero.selfplay.player.lockstep_self_play` the ``top`` results by 0-ply
-    equity for the mover that are contact positions are kept. Whole turns only.
+    equity for the mover whose class (:meth:`Evaluator.route`) is one of ``classes`` are kept.
+    Whole turns only.
     """
     if positions < 1 or top < 2 or games < 1 or not 0 <= explore <= 1:
         raise ConfigError(f"candidates: positions >= 1, top >= 2, games >= 1, explore in [0, 1] "
@@ -56,7 +57,7 @@ def candidate_turns(evaluator: Evaluator, positions: int, seed: int, top: int = 
     found, turns, total, turn = [], [], 0, 0
     for moves, probs, _ in lockstep_self_play(evaluator, rng, games, explore):
         keep = segment_top_k(-equity(probs), moves.offsets, top)
-        keep &= evaluator.route(moves.results) == CONTACT
+        keep &= np.isin(evaluator.route(moves.results), classes)
         found.append(moves.results[keep])
         turns.append(np.repeat(np.arange(turn, turn + games), np.diff(moves.offsets))[keep])
         total += int(keep.sum())
