@@ -1,11 +1,14 @@
-"""Beyond one machine: the Ray self-play backend on a local Ray instance, and the learner's device."""
+"""Beyond one machine: the Ray self-play and labelling backends on a local Ray instance, and the learner's device."""
 
 import sys
+from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
 
 from bgzero.errors import ConfigError
+from bgzero.learn import labelling
 from bgzero.learn.train import train
 from bgzero.selfplay.build import build_nets
 from tests.conftest import compose_train
@@ -17,6 +20,22 @@ def local_ray():
     ray.init(num_cpus=2, include_dashboard=False)
     yield ray
     ray.shutdown()
+
+
+def test_ray_actors_label_what_local_processes_label(local_ray, tmp_path):
+    from bgzero.learn.search_targets import candidate_turns
+    from bgzero.value.checkpoint import load_evaluator
+
+    teacher = str(Path(__file__).resolve().parents[1] / "checkpoints" / "reference.pt")
+    boards, turns = candidate_turns(load_evaluator(teacher), 300, 5, games=8)
+    candidates = tmp_path / "c.npz"
+    np.savez(candidates, boards=boards, turns=turns)
+    on_ray = labelling.label(teacher, candidates, tmp_path / "ray", ply=1, processes=2, chunk=100, backend="ray")
+    assert on_ray == len(boards)
+    labelling.label(teacher, candidates, tmp_path / "local", ply=1, processes=1, chunk=100)
+    n = labelling.chunk_count(len(boards), 100)
+    np.testing.assert_allclose(labelling.load_labels(tmp_path / "ray", n), labelling.load_labels(tmp_path / "local", n),
+                               atol=1e-6)
 
 
 def test_ray_run_survives_a_killed_actor(local_ray, tmp_path, monkeypatch):
