@@ -168,7 +168,7 @@ def test_an_xgid_with_its_prefix_is_quoted_for_hydra():
 
 
 def test_every_command_has_a_console_script():
-    assert len(SCRIPTS) == 12, sorted(SCRIPTS)
+    assert len(SCRIPTS) == 13, sorted(SCRIPTS)
 
 
 @pytest.mark.parametrize("script", sorted(SCRIPTS))
