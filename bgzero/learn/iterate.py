@@ -240,9 +240,8 @@ class Generation:
         figures = {"generation": self.number, "champion": self.champion, "student": str(self.student_path),
                    "teacher": self.teacher, "labels": self.wanted_labels(), "promoted": promoted,
                    "vs_champion": versus.as_dict()}
-        for opponent in self.cfg.gate.opponents:
-            figures[f"vs_{_opponent_key(opponent, self.champion)}"] = self.pooled(
-                _opponent_key(opponent, self.champion)).as_dict()
+        for key in (_opponent_key(opponent, self.champion) for opponent in self.cfg.gate.opponents):
+            figures[f"vs_{key}"] = self.pooled(key).as_dict()
         errors = self.gate_folder / "move_errors.json"
         if errors.exists():
             figures["move_errors"] = json.loads(errors.read_text())

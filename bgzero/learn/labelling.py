@@ -22,7 +22,7 @@ import numpy as np
 
 from bgzero.atomic import atomic_write
 from bgzero.errors import ConfigError
-from bgzero.learn.search_targets import file_sha256
+from bgzero.learn.search_targets import evaluate_job, file_sha256, load_worker
 
 JOB = 96  # boards a worker evaluates per request: big enough to batch the search, small enough to balance
 BACKENDS = ("local", "ray")
@@ -42,7 +42,11 @@ def labelled_prefix(folder: Path, candidates: Path, teacher: str, ply: int, chun
     A chunk made from other candidates, by another teacher or at another ply is an error:
     the folder belongs to a different labelling, and mixing them would train on wrong targets.
     """
-    sha, done = file_sha256(candidates), 0
+    return _prefix(folder, file_sha256(candidates), teacher, ply, chunk)
+
+
+def _prefix(folder: Path, sha: str, teacher: str, ply: int, chunk: int) -> int:
+    done = 0
     while chunk_path(folder, done).exists():
         with np.load(chunk_path(folder, done)) as f:
             made = (str(f["candidates_sha256"]), str(f["teacher"]), int(f["ply"]), int(f["chunk"]))
@@ -79,10 +83,10 @@ def label(teacher: str, candidates: Path, folder: Path, *, ply: int = 2, process
     if limit is not None:
         boards = boards[:chunk_count(limit, chunk) * chunk]
     total = chunk_count(len(boards), chunk)
-    done = labelled_prefix(folder, candidates, teacher, ply, chunk)
+    sha = file_sha256(candidates)
+    done = _prefix(folder, sha, teacher, ply, chunk)
     if done >= total or (deadline is not None and time.monotonic() > deadline):
         return min(done * chunk, len(boards))
-    sha = file_sha256(candidates)
     start = done * chunk
     jobs = [boards[lo:min(lo + JOB, len(boards), (lo // chunk + 1) * chunk)]
             for lo in _job_starts(start, len(boards), chunk)]
@@ -112,26 +116,6 @@ def _job_starts(start: int, end: int, chunk: int) -> Iterator[int]:
         lo = min(lo + JOB, (lo // chunk + 1) * chunk)
 
 
-_WORKER = None
-
-
-def _load(teacher: str) -> None:
-    global _WORKER
-    import torch
-
-    from bgzero.value.checkpoint import load_evaluator
-
-    torch.set_num_threads(1)
-    _WORKER = load_evaluator(teacher)
-
-
-def _evaluate(job: tuple[np.ndarray, int]) -> np.ndarray:
-    from bgzero.agents.search import evaluate_ply
-
-    boards, ply = job
-    return evaluate_ply(_WORKER, boards, ply)
-
-
 def _local_results(teacher, jobs, ply, processes, _address) -> Iterator[np.ndarray]:
     """Results of ``jobs`` in order, from ``processes`` spawned worker processes.
 
@@ -140,17 +124,17 @@ def _local_results(teacher, jobs, ply, processes, _address) -> Iterator[np.ndarr
     from concurrent.futures import ProcessPoolExecutor
     from multiprocessing import get_context
 
-    _load(teacher)  # compiles the kernels and builds the bear-off tables once, before the workers load them
-    _evaluate((jobs[0][:4], ply))
+    load_worker(teacher)  # compiles the kernels and builds the bear-off tables once, before the workers load them
+    evaluate_job((jobs[0][:4], ply))
     if processes == 1:
         for boards in jobs:
-            yield _evaluate((boards, ply))
+            yield evaluate_job((boards, ply))
         return
-    pool = ProcessPoolExecutor(processes, mp_context=get_context("spawn"), initializer=_load, initargs=(teacher,))
+    pool = ProcessPoolExecutor(processes, mp_context=get_context("spawn"), initializer=load_worker, initargs=(teacher,))
     try:
         queue, ahead = deque(), iter(jobs)
         for boards in ahead:
-            queue.append(pool.submit(_evaluate, (boards, ply)))
+            queue.append(pool.submit(evaluate_job, (boards, ply)))
             if len(queue) >= 4 * processes:
                 yield queue.popleft().result()
         while queue:
@@ -170,10 +154,10 @@ def _ray_results(teacher, jobs, ply, processes, address) -> Iterator[np.ndarray]
     @ray.remote
     class Labeller:
         def __init__(self, path: str):
-            _load(path)
+            load_worker(path)
 
         def evaluate(self, boards: np.ndarray, ply: int) -> np.ndarray:
-            return _evaluate((boards, ply))
+            return evaluate_job((boards, ply))
 
     actors = [Labeller.remote(teacher) for _ in range(processes)]
     try:

@@ -72,13 +72,15 @@ def candidate_turns(evaluator: Evaluator, positions: int, seed: int, top: int = 
     return boards[by_turn], rank[turns][by_turn]
 
 
-def _load(checkpoint: str) -> None:
+def load_worker(checkpoint: str) -> None:
+    """A labelling worker's start: one thread, the checkpoint's evaluator kept for :func:`evaluate_job`."""
     global _WORKER_EVALUATOR
     torch.set_num_threads(1)
     _WORKER_EVALUATOR = load_evaluator(checkpoint)
 
 
-def _evaluate(job: tuple[np.ndarray, int]) -> np.ndarray:
+def evaluate_job(job: tuple[np.ndarray, int]) -> np.ndarray:
+    """A labelling worker's answer: the ``(boards, ply)`` job's ply-ply probabilities."""
     boards, ply = job
     return evaluate_ply(_WORKER_EVALUATOR, boards, ply)
 
@@ -95,10 +97,10 @@ def ply_targets(checkpoint: str, boards: np.ndarray, ply: int, processes: int, c
     deadline = None if seconds is None else time.monotonic() + seconds
     jobs = [(boards[lo:lo + chunk], ply) for lo in range(0, len(boards), chunk)]
     out = []
-    pool = ProcessPoolExecutor(processes, mp_context=get_context("spawn"), initializer=_load,
+    pool = ProcessPoolExecutor(processes, mp_context=get_context("spawn"), initializer=load_worker,
                                initargs=(str(checkpoint),))
     try:
-        for probs in pool.map(_evaluate, jobs):
+        for probs in pool.map(evaluate_job, jobs):
             out.append(probs)
             if progress is not None:
                 progress(len(probs))
