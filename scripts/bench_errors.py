@@ -1,13 +1,15 @@
-"""Move-error benchmark: mean equity loss x1000 per move, judged by gnubg's 2-ply evaluation.
+"""Move-error benchmark: mean equity loss x1000 per move, judged by gnubg's 2-ply evaluation or by rollouts.
 
-The positions, the judge and the loss arithmetic are :mod:`bgzero.arena.move_errors`; this
-prints the table. gnubg 0-ply, gnubg 1-ply and pubeval are always shown as yardsticks (a
+The positions, the judges and the loss arithmetic are :mod:`bgzero.arena.move_errors` (gnubg
+n-ply) and :mod:`bgzero.arena.rollout_judge` (``--judge rollout``: 1,000 decisions from varied
+play, every play within 0.10 of the best rolled out); this prints the table. gnubg 0-ply, gnubg 1-ply and pubeval are always shown as yardsticks (a
 dash where gnubg-nn is absent). Cells are the mean loss x1000 with a 95% normal interval
 (mean +- 1.96 sd / sqrt n), overall and per class, and how often the agent found the
 judge's best move. ``--worst N`` adds each agent's share of its loss in its N worst
 positions, and the worst of them by Position ID, to look at.
 
     python scripts/bench_errors.py --agent checkpoint:checkpoints/reference.pt@0 --positions 1000 --seed 0
+    python scripts/bench_errors.py --judge rollout --agent strong@0
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import numpy as np
 
 from bgzero.agents.specs import make_agent
 from bgzero.arena.move_errors import CACHE, CLASSES, Reference, agent_losses, get_reference  # noqa: F401 (Reference: tests)
+from bgzero.arena.rollout_judge import shipped_judge
 from bgzero.engine.ids import position_id
 from bgzero.errors import ConfigError
 
@@ -68,6 +71,10 @@ def main(argv: list[str] | None = None) -> None:
                         "checkpoint:checkpoints/reference.pt@0")
     parser.add_argument("--positions", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--judge", choices=("gnubg", "rollout"), default="gnubg",
+                        help="gnubg n-ply on gnubg self-play (--positions, --seed, --ref-plies), or the shipped rollout judge")
+    parser.add_argument("--judge-file", type=Path, default=None,
+                        help="with --judge rollout: a judge built by scripts/build_rollout_judge.py instead of the shipped one")
     parser.add_argument("--ref-plies", type=int, default=2, choices=(0, 1, 2), help="gnubg's ply for the reference")
     parser.add_argument("--cache", type=Path, default=CACHE, help="where a freshly built reference is saved")
     parser.add_argument("--workers", type=int, default=0, help="processes for the reference (0: one per CPU)")
@@ -75,13 +82,25 @@ def main(argv: list[str] | None = None) -> None:
                         "positions, and the worst by Position ID")
     args = parser.parse_args(argv)
 
-    ref, where = get_reference(args.positions, args.seed, args.ref_plies, args.cache, args.workers)
-    m = ref.meta
-    counts = np.bincount(ref.classes, minlength=len(CLASSES))
-    print(f"{len(ref.boards)} positions from {m['games']} gnubg 0-ply self-play games (seed {m['seed']}): "
-          + ", ".join(f"{k} {c} ({100 * k / len(ref.boards):.0f}%)" for c, k in zip(CLASSES, counts)))
-    print(f"reference: gnubg {m['plies']}-ply cubeless equity of all {len(ref.results)} results "
-          f"({m['ms_per_evaluation']:.3g} ms per evaluation per process), {where}")
+    counts_line = lambda ref: ", ".join(f"{k} {c} ({100 * k / len(ref.boards):.0f}%)"  # noqa: E731
+                                        for c, k in zip(CLASSES, np.bincount(ref.classes, minlength=len(CLASSES))))
+    if args.judge == "rollout":
+        try:
+            ref = Reference.load(args.judge_file) if args.judge_file else shipped_judge()
+        except (OSError, ValueError, EOFError, KeyError) as exc:
+            sys.exit(f"bench_errors: cannot read the rollout judge {args.judge_file or 'shipped'}: {exc}")
+        m = ref.meta
+        print(f"{len(ref.boards)} decisions from {m['counts']['games']} noisy games of {', '.join(m['players'])} "
+              f"(seed {m['settings']['seed']}; {m['counts']['bearoff']} bear-offs counted as race): {counts_line(ref)}")
+        print(f"judge: {m['judge']}, {m['rolled_plays']} plays within {m['window']} of the best (at most {m['top']}), "
+              f"mean standard error {m['mean_se']:.4f}; other plays keep their 0-ply gap")
+    else:
+        ref, where = get_reference(args.positions, args.seed, args.ref_plies, args.cache, args.workers)
+        m = ref.meta
+        print(f"{len(ref.boards)} positions from {m['games']} gnubg 0-ply self-play games (seed {m['seed']}): "
+              + counts_line(ref))
+        print(f"reference: gnubg {m['plies']}-ply cubeless equity of all {len(ref.results)} results "
+              f"({m['ms_per_evaluation']:.3g} ms per evaluation per process), {where}")
     print("cells: mean equity loss x1000 per move ± 95% interval; best move: share of the reference's best "
           "played; s: seconds to choose\n")
     rows = []

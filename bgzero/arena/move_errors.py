@@ -48,17 +48,23 @@ class Reference:
     results: np.ndarray  # (N, 2, 25) int8
     equity: np.ndarray  # (N,) float64, the mover's cubeless equity after the move
     meta: dict
+    equity_se: np.ndarray | None = None  # (N,) a rollout judge's standard errors (NaN: not rolled out)
+    rolled: np.ndarray | None = None  # (N,) bool, a rollout judge's rolled-out plays
+
+    OPTIONAL = ("equity_se", "rolled")
 
     def save(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
+        extra = {k: getattr(self, k) for k in self.OPTIONAL if getattr(self, k) is not None}
         np.savez_compressed(path, boards=self.boards, dice=self.dice, classes=self.classes, offsets=self.offsets,
-                            results=self.results, equity=self.equity, meta=json.dumps(self.meta))
+                            results=self.results, equity=self.equity, meta=json.dumps(self.meta), **extra)
 
     @classmethod
     def load(cls, path: Path) -> Reference:
         with np.load(path) as z:
+            extra = {k: z[k] for k in cls.OPTIONAL if k in z.files}
             return cls(z["boards"], z["dice"], z["classes"], z["offsets"], z["results"], z["equity"],
-                       json.loads(str(z["meta"])))
+                       json.loads(str(z["meta"])), **extra)
 
 
 def file_name(seed: int, n: int, plies: int) -> str:
