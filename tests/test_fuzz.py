@@ -1,7 +1,7 @@
 """Fuzzing every place a user's text or file comes in: the answer is a right one or a one-line
 BgzeroError, never a traceback, a hang or a silently wrong value.
 
-Targets: Position and Match IDs, move notation, the ``.mat`` reader, FIBS board lines,
+Targets: Position and Match IDs, move notation, the ``.mat`` and ``.sgf`` readers, FIBS board lines,
 checkpoint files and config values. Each call must finish within ``_BOUND_S``. Inputs per
 target: ``BGZERO_FUZZ_EXAMPLES`` (default 150; checkpoints a third of it, at least 20);
 ``-s`` prints the counts tried.
@@ -20,7 +20,9 @@ import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from bgzero.arena.match import play_matches
 from bgzero.arena.matfile import format_match, parse_match, player_name
+from bgzero.arena.sgf import format_sgf, parse_sgf
 from bgzero.config_check import TRAIN
 from bgzero.engine.board import START
 from bgzero.engine.ids import board_from_position_id, match_id, match_info_from_id, position_id
@@ -31,6 +33,7 @@ from bgzero.gnubg.fibs import format_line, parse_line, situation
 from bgzero.value.checkpoint import FORMAT, load_evaluator
 from bgzero.value.net import NetConfig, ValueNet
 from tests.test_fibs import BAR_AT_2_4, CUBE_AT_2_0, DOUBLED_AT_2_0, START_ON_ROLL
+from tests.test_match import RandomCube
 from tests.test_matfile import GOLDEN
 
 EXAMPLES = int(os.environ.get("BGZERO_FUZZ_EXAMPLES", "150"))
@@ -122,6 +125,16 @@ def test_mat_reader(text):
     record = fuzz(".mat reader", parse_match, text)
     if record is not None:  # the writer keeps names gnubg's importer reads intact (player_name), nothing else
         assert parse_match(format_match(record)) == replace(record, names=tuple(map(player_name, record.names)))
+
+
+_SGF = format_sgf(play_matches(RandomCube(1), RandomCube(2), [0], length=3, names=("al;ice", "b(ob)"))[0])
+
+
+@run(st.one_of(_mutations(_SGF), _mutations(_SGF, "()[];\\WBabcdxyz0123456789+:"), st.text(max_size=200)))
+def test_sgf_reader(text):
+    record = fuzz(".sgf reader", parse_sgf, text)
+    if record is not None:  # a read match writes and reads back the same
+        assert parse_sgf(format_sgf(record)) == record
 
 
 @run(st.one_of(*(_mutations(line) for line in (START_ON_ROLL, BAR_AT_2_4, CUBE_AT_2_0, DOUBLED_AT_2_0)),

@@ -153,3 +153,25 @@ def test_gnubgs_game_resigned_before_its_first_play_replays():
     out = io.StringIO()
     show_match(record, out=out, sleep=lambda _: None)
     assert "gnubg wins 2 points (gammon, resigned)." in out.getvalue()
+
+
+@pytest.mark.parametrize("names", [("al;ice", "bob"), ("(;x", "y)"), ("a]b\\c", "[z]"), ("ü;(", ";)")])
+def test_names_with_sgf_delimiters_read_back(names):
+    """Delimiters inside a value are text: the reader splits by tokens, not on ';' and '(;'."""
+    record = play_matches(RandomCube(1), RandomCube(2), [0], length=1, names=names)[0]
+    assert parse_sgf(format_sgf(record)).names == names
+
+
+def test_a_comment_with_delimiters_and_a_soft_line_break_is_text():
+    good = format_sgf(play_matches(RandomCube(1), RandomCube(2), [0], length=1, names=("a", "b"))[0])
+    commented = good.replace("PW[a]", "PW[a]C[first; (;game) \\] of \\\nthe day]", 1)
+    assert parse_sgf(commented) == parse_sgf(good)
+
+
+def test_structural_faults_name_the_place():
+    good = format_sgf(play_matches(RandomCube(1), RandomCube(2), [0], length=1, names=("a", "b"))[0])
+    for text, message in ((good.rstrip()[:-1], "not closed"), (good.replace(";", "(;", 2), "variation"),
+                          (good + ")", "closes no game tree"), ("()", "empty game tree"),
+                          (good.replace("(;FF[4]", "(;[x]FF[4]", 1), "follows no property")):
+        with pytest.raises(SgfFormatError, match=message):
+            parse_sgf(text)

@@ -31,8 +31,10 @@ from bgzero.errors import BgzeroError
 COLOURS = "WB"  # players 0 and 1
 _LETTERS = "abcdefghijklmnopqrstuvwx"  # W's points 1-24
 _BAR, _OFF = "y", "z"
-_PROPERTY = re.compile(r"([A-Z]+)((?:\s*\[(?:\\.|[^\]\\])*\])+)")
-_VALUE = re.compile(r"\[((?:\\.|[^\]\\])*)\]")
+# One SGF token: a tree's bounds, a node, a property name or one bracketed value (escapes kept).
+_TOKEN = re.compile(r"\s*(?:(?P<open>\()|(?P<close>\))|(?P<node>;)|(?P<key>[A-Za-z]+)|\[(?P<value>(?:\\.|[^\]\\])*)\])",
+                    re.S)
+_ESCAPE = re.compile(r"\\(\r\n|\n|.)", re.S)
 _RESULT = re.compile(r"([WB])\+(\d+)(R?)$")
 _MOVE = re.compile(r"([1-6])([1-6])([a-z]*)$")
 
@@ -109,15 +111,16 @@ def read_sgf(path) -> MatchRecord:
 
 def parse_sgf(text: str) -> MatchRecord:
     """The match an SGF text records, every game replayed and checked."""
-    trees = [t for t in text.split("(;")[1:] if t.strip()]
+    trees = _game_trees(text)
     if not trees:
         raise SgfFormatError("no '(;' game tree: not an SGF file")
     names, length, jacoby, state, games = None, None, False, None, []
-    for k, tree in enumerate(trees, 1):
-        nodes = [_properties(node) for node in tree.rsplit(")", 1)[0].split(";")]
+    for k, nodes in enumerate(trees, 1):
+        if not nodes:
+            raise SgfFormatError(f"game {k}: an empty game tree '()'")
         root = nodes[0]
         if root.get("GM", ["6"])[0] != "6":
-            raise SgfFormatError(f"game {k}: GM[{root['GM'][0]}] is not backgammon (GM[6])")
+            raise SgfFormatError(f"game {k}: GM[{_shown(root['GM'][0])}] is not backgammon (GM[6])")
         info = _match_info(root, k)
         if state is None:
             length, jacoby = info["length"], "Jacoby" in root.get("RU", [""])[0]
@@ -136,11 +139,60 @@ def parse_sgf(text: str) -> MatchRecord:
     return MatchRecord(length, names, tuple(games), state.score, jacoby)
 
 
-def _properties(node: str) -> dict[str, list[str]]:
-    props: dict[str, list[str]] = {}
-    for key, values in _PROPERTY.findall(node):
-        props[key] = [v.replace("\\]", "]").replace("\\\\", "\\") for v in _VALUE.findall(values)]
-    return props
+def _game_trees(text: str) -> list[list[dict[str, list[str]]]]:
+    """The game trees of an SGF text, each a list of nodes ``{property: [values]}``.
+
+    A tokenizer, not a split: ``;``, ``(`` and ``)`` inside a value (a player named ``al;ice``,
+    a comment) are text. gnubg writes one flat tree per game; a variation is refused.
+    """
+    trees: list[list[dict[str, list[str]]]] = []
+    tree: list[dict[str, list[str]]] | None = None
+    node: dict[str, list[str]] | None = None
+    key: str | None = None
+    pos, end = 0, len(text.rstrip())
+    if text.startswith("\ufeff"):
+        pos = 1
+    if not text[pos:].lstrip().startswith("("):
+        raise SgfFormatError("no '(;' game tree: not an SGF file")
+    while pos < end:
+        token = _TOKEN.match(text, pos)
+        if token is None:
+            raise SgfFormatError(f"unexpected {text[pos:pos + 10].strip()!r} at character {pos}: not SGF")
+        pos = token.end()
+        kind = token.lastgroup
+        if kind != "value" and key is not None and not node[key]:
+            raise SgfFormatError(f"property {key} before character {token.start(kind)} has no value")
+        if kind == "open":
+            if tree is not None:
+                raise SgfFormatError(f"a variation at character {token.start('open')}: gnubg's matches have none")
+            tree, node, key = [], None, None
+        elif kind == "close":
+            if tree is None:
+                raise SgfFormatError(f"')' at character {token.start('close')} closes no game tree")
+            trees.append(tree)
+            tree, node, key = None, None, None
+        elif kind == "node":
+            if tree is None:
+                raise SgfFormatError(f"';' at character {token.start('node')} outside a game tree")
+            node, key = {}, None
+            tree.append(node)
+        elif kind == "key":
+            if node is None:
+                raise SgfFormatError(f"property {token['key']} at character {token.start('key')} outside a node")
+            key = "".join(c for c in token["key"] if c.isupper())  # FF[3]'s lower-case letters are not part of it
+            node.setdefault(key, [])
+        else:
+            if key is None:
+                raise SgfFormatError(f"a value at character {token.start('value')} follows no property name")
+            node[key].append(_ESCAPE.sub(lambda m: "" if m[1] in ("\n", "\r\n") else m[1], token["value"]))
+    if tree is not None:
+        raise SgfFormatError(f"game {len(trees) + 1} is not closed by ')': the file is cut short")
+    return trees
+
+
+def _shown(value: str, most: int = 24) -> str:
+    """A value as an error message quotes it: one line, escapes visible, cut at ``most`` characters."""
+    return repr(value[:most])[1:-1] + ("..." if len(value) > most else "")
 
 
 def _match_info(root: dict, k: int) -> dict[str, int]:
@@ -162,7 +214,7 @@ def _result(root: dict, k: int) -> tuple[int, int, bool] | None:
         return None
     found = _RESULT.match(value)
     if not found:
-        raise SgfFormatError(f"game {k}: cannot read the result RE[{value}]; expected W+N or B+N, R for a resignation")
+        raise SgfFormatError(f"game {k}: cannot read the result RE[{_shown(value)}]; expected W+N or B+N, R for a resignation")
     return COLOURS.index(found[1]), int(found[2]), bool(found[3])
 
 
@@ -179,7 +231,7 @@ def _replay(k: int, nodes: list[dict], state: MatchState, result, last: bool) ->
             if any(key in node for key in ("AB", "AW", "AE")):
                 raise SgfFormatError(f"game {k}, node {n}: set-up positions are not read, only matches played out")
             continue
-        where = f"game {k}, node {n} ({colour}[{node[colour][0]}])"
+        where = f"game {k}, node {n} ({colour}[{_shown(node[colour][0])}])"
         player, value = COLOURS.index(colour), node[colour][0].strip().lower()
         try:
             _act(replay, player, value, where)
