@@ -58,3 +58,18 @@ def test_build_resumes_and_the_judge_scores_agents(tmp_path):
     best = np.maximum.reduceat(judge.equity, judge.offsets[:-1])
     assert np.allclose(move_errors.losses(judge, judge.offsets[:-1] + np.array(
         [np.argmax(judge.equity[lo:hi]) for lo, hi in zip(judge.offsets[:-1], judge.offsets[1:])])), 0.0)
+
+
+def test_a_play_that_wins_is_valued_exactly(tmp_path, monkeypatch):
+    """Bearing off the last checker ends the game: its value is the points won, not a rollout
+    (which failed on the finished board before)."""
+    board = np.zeros((2, 25), np.int8)
+    board[0, 0] = 1  # the mover's last checker, on its ace point
+    board[1, 5], board[1, 20] = 14, 1  # the opponent has borne off none, one checker in the mover's home
+    monkeypatch.setattr(rollout_judge, "sample_decisions", lambda n, seed: (
+        board[None], np.array([[2, 1]], np.int8), np.array([2], np.int8), {"contact": 0, "crashed": 0, "race": 0,
+                                                                             "bearoff": 1, "games": 0}))
+    settings = JudgeSettings(decisions=1, seed=0, trials=36)
+    assert build(tmp_path, settings, processes=1) == 1
+    judge = assemble(tmp_path, settings)
+    assert judge.equity.max() == 3.0 and judge.equity_se[np.argmax(judge.equity)] == 0.0  # a backgammon

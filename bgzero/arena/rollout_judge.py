@@ -33,6 +33,7 @@ from bgzero.arena.move_errors import CLASSES, Reference
 from bgzero.atomic import atomic_write
 from bgzero.engine.board import START, to_gnubg
 from bgzero.engine.classify import BEAROFF, classify
+from bgzero.engine.game import game_results
 from bgzero.engine.movegen import generate
 from bgzero.errors import ConfigError
 from bgzero.rollout import PlayerSpec, RolloutSettings, rollout
@@ -197,12 +198,17 @@ def build(folder: Path, settings: JudgeSettings = JudgeSettings(), processes: in
             break
         picks = [candidates(data["filtered"][offsets[p]:offsets[p + 1]]) for p in range(c * CHUNK, min(n, (c + 1) * CHUNK))]
         index = np.concatenate([offsets[p] + k for p, k in zip(range(c * CHUNK, n), picks)])
-        rollout_settings = RolloutSettings(trials=settings.trials, vr=True, seed=settings.seed * 100_003 + c + 1)
-        results = rollout(data["results"][index], player, rollout_settings, processes=processes)
-        mover = [r.flipped() for r in results]  # each play's rollout starts with the opponent on roll
-        atomic_write(_chunk_path(folder, c), lambda f: np.savez(
-            f, index=index, equity=np.array([r.equity for r in mover]), se=np.array([r.equity_se for r in mover])),
-            mode="wb")
+        roots = data["results"][index]
+        value = -game_results(roots).astype(np.float64)  # a play that bears off the last checker has won: exact
+        se = np.zeros(len(index))
+        live = np.flatnonzero(value == 0)
+        if len(live):
+            rollout_settings = RolloutSettings(trials=settings.trials, vr=True, seed=settings.seed * 100_003 + c + 1)
+            rolled = rollout(roots[live], player, rollout_settings, processes=processes)
+            # each play's rollout starts with the opponent on roll: flip to the mover's side
+            value[live] = [-r.equity for r in rolled]
+            se[live] = [r.equity_se for r in rolled]
+        atomic_write(_chunk_path(folder, c), lambda f: np.savez(f, index=index, equity=value, se=se), mode="wb")
         done += 1
         if progress:
             progress(done, chunks)
