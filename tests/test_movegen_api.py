@@ -258,3 +258,14 @@ def test_the_entry_kernels_load_their_signatures_on_first_call_and_no_others():
     done = subprocess.run([sys.executable, "-c", KERNELS], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split("\n")[:6] == ["[0, 0, 0]", "TypeError", "[0, 0, 3]", "[2, 2, 3]", "TypeError", "[2, 2, 3]"]
+
+
+def test_steps_of_gives_a_play_without_its_padding():
+    from bgzero.engine.board import START
+
+    moves = generate(START[None], np.array([[3, 1]], np.int8))
+    plays = {tuple(sorted(moves.steps_of(k))) for k in range(len(moves.results))}
+    assert ((6, 5), (8, 5)) in plays  # 8/5 6/5: two steps, the two -1 pads gone
+    doubles = generate(START[None], np.array([[6, 6]], np.int8))
+    assert all(len(doubles.steps_of(k)) == 4 for k in range(len(doubles.results)))
+    assert all(isinstance(v, int) for k in range(len(moves.results)) for step in moves.steps_of(k) for v in step)

@@ -234,7 +234,7 @@ def cube_analysis(evaluator, board, match_info: MatchInfo, ply: int = 0) -> Cube
 
 
 def _ranked(board: np.ndarray, moves, scores, k: int, state: MatchState | None) -> RankedMove:
-    steps = [tuple(s) for s in moves.steps[k].tolist() if s[0] >= 0]
+    steps = moves.steps_of(k)
     mwc = None if state is None or state.is_money else float(scores.value[k])
     return RankedMove(format_steps(board, steps), float(scores.score[k]), _floats(flip(scores.probs[k])),
                       int(scores.depth[k]), position_id(moves.results[k]), mwc=mwc)

@@ -181,7 +181,7 @@ def _move_turn(agents: Sequence[Agent], live: list[_Live]) -> None:
         chosen = agents[player].choose_for_score(boards, dice, moves, [m.state for m in group],
                                                  np.full(len(group), player))
         for m, k in zip(group, chosen):
-            steps = tuple(sorted(((int(f), int(t)) for f, t in moves.steps[k] if f >= 0), reverse=True))
+            steps = tuple(sorted(moves.steps_of(k), reverse=True))
             m.actions.append(Action(player, MOVE, m.dice, steps))
             m.board = moves.results[k].copy()
             kind = -int(game_results(m.board))  # the loser is on roll now

@@ -210,7 +210,7 @@ class Game:
         index = operator.index(index)
         if not 0 <= index < len(moves.results):
             raise IllegalMoveError(f"move index {index} is outside 0..{len(moves.results) - 1}")
-        steps = tuple((int(f), int(t)) for f, t in moves.steps[index] if f >= 0)
+        steps = tuple(moves.steps_of(index))
         board = self.board.copy()
         board.setflags(write=False)
         self.turns.append(Turn(self.player, self.dice, steps, board))

@@ -70,6 +70,10 @@ class MoveBatch:
         """Number of distinct results per input board."""
         return np.diff(self.offsets)
 
+    def steps_of(self, k: int) -> list[tuple[int, int]]:
+        """Result ``k``'s ``(from, to)`` steps without the ``-1`` padding, as Python ints."""
+        return [(a, b) for a, b in self.steps[k].tolist() if a >= 0]
+
 
 _new = object.__new__
 _set_results = MoveBatch.results.__set__

@@ -88,7 +88,7 @@ class ExternalPlayer:
             dice = np.array([sit.dice], np.int8)
             moves = generate(board, dice)
             chosen = int(self.agent.choose_for_score(board, dice, moves, [sit.state], [0])[0])
-            steps = [tuple(s) for s in moves.steps[chosen].tolist() if s[0] >= 0]
+            steps = moves.steps_of(chosen)
             return Answer(sit, format_steps(sit.board, steps), moves.results[chosen].copy())
         if sit.action == CUBE:
             double = may_double(sit.state, 0) and self.agent.double_decision(board, [sit.state], [0])[0]

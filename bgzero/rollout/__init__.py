@@ -71,7 +71,7 @@ def rollout_plays(board: np.ndarray, dice, player: RolloutPlayer | PlayerSpec, s
     states = [state] * len(roots) if state is not None else None
     results = rollout(roots, player, settings, states, on_roll, **run)
     position = results.pop(0) if with_position else None
-    plays = [RolledPlay(format_steps(board, [tuple(s) for s in moves.steps[k].tolist() if s[0] >= 0]), r.flipped())
+    plays = [RolledPlay(format_steps(board, moves.steps_of(k)), r.flipped())
              for k, r in zip(order.tolist(), results)]
     key = (lambda p: -p.result.cubeful_equity) if settings.cubeful else (lambda p: -p.result.equity)
     return position, sorted(plays, key=key)

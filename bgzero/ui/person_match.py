@@ -117,7 +117,7 @@ def bot_play(bot: Agent, board: np.ndarray, dice, state: MatchState) -> tuple[li
     boards, rolled = board[None], np.array([dice], np.int8)
     moves = generate(boards, rolled)
     k = int(bot.choose_for_score(boards, rolled, moves, [state], [1])[0])
-    return [(int(a), int(b)) for a, b in moves.steps[k].tolist() if a >= 0], moves.results[k].copy()
+    return moves.steps_of(k), moves.results[k].copy()
 
 
 def borne_off_end(player: int, result: np.ndarray, state: MatchState) -> GameOver | None:

@@ -83,7 +83,7 @@ class Hints:
         lines = ["pubeval's ranking (scores, not equities; hint=checkpoint:PATH gives equities):",
                  "  #  move                       score"]
         for k, i in enumerate(order[: self.shown], 1):
-            text = format_steps(board, [tuple(s) for s in moves.steps[i].tolist() if s[0] >= 0])
+            text = format_steps(board, moves.steps_of(i))
             lines.append(f"{k:3d}  {text or '(no move)':<24} {scores[i]:+8.3f}")
         return lines + self._more(len(order))
 
