@@ -19,7 +19,8 @@ from pathlib import Path
 
 from omegaconf import DictConfig, ListConfig, OmegaConf
 
-from bgzero.errors import ConfigError
+from bgzero.errors import ConfigError, shown
+from bgzero.paths import unusable_name
 
 Rule = Callable[[str, object], None]
 """``rule(key, value)`` returns if ``value`` is allowed for ``key`` and raises ConfigError otherwise."""
@@ -120,7 +121,7 @@ def text(*, null: bool = False) -> Rule:
 def device() -> Rule:
     """``cpu``, ``cuda`` or ``cuda:N``: text, so ``device=inf`` or ``device=1`` (Hydra's numbers) are refused here."""
     def rule(key, value):
-        if not isinstance(value, str) or not re.fullmatch(r"cpu|cuda(:\d+)?", value):
+        if not isinstance(value, str) or not re.fullmatch(r"cpu|cuda(:\d+)?", value, re.ASCII):
             _fail(key, value, "cpu or cuda (cuda:N for one GPU of several)")
     return rule
 
@@ -143,7 +144,7 @@ def subset(*options) -> Rule:
     return rule
 
 
-_DURATION = re.compile(r"(?:(\d+(?:\.\d+)?)h)?(?:(\d+(?:\.\d+)?)m)?(?:(\d+(?:\.\d+)?)s)?")
+_DURATION = re.compile(r"(?:(\d+(?:\.\d+)?)h)?(?:(\d+(?:\.\d+)?)m)?(?:(\d+(?:\.\d+)?)s)?", re.ASCII)
 
 
 def seconds_of(key: str, value) -> float | None:
@@ -180,6 +181,8 @@ def output_dir(*, null: bool = False) -> Rule:
             return
         text()(key, value)
         path = Path(str(value))
+        if reason := unusable_name(path):
+            raise ConfigError(f"{key}={shown(str(value))} cannot be written: {reason}")
         if path.exists() and not path.is_dir():
             raise ConfigError(f"{key}={path} is a file, not a directory; pass a directory to write into")
         _writable(key, path)
@@ -193,6 +196,8 @@ def output_file(*, null: bool = False) -> Rule:
             return
         text()(key, value)
         path = Path(str(value))
+        if reason := unusable_name(path):
+            raise ConfigError(f"{key}={shown(str(value))} cannot be written: {reason}")
         if path.is_dir() or str(value).endswith(os.sep):
             raise ConfigError(f"{key}={path} is a directory; pass a file name, like {path / 'out'}")
         _writable(key, path.parent)
@@ -209,6 +214,8 @@ def _writable(key: str, directory: Path) -> None:
     """The nearest existing ancestor of ``directory`` must be a directory this user can write
     into: tried by making (and removing) an empty folder there, since permission bits do not
     tell (root passes them all, and /proc or a read-only mount still refuses)."""
+    if reason := unusable_name(directory):
+        raise ConfigError(f"{key}: cannot write under {shown(str(directory))}: {reason}")
     probe = directory.absolute()
     while not probe.exists():
         probe = probe.parent

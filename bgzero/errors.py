@@ -43,6 +43,10 @@ def integer(name: str, value, error: type[BgzeroError]) -> int:
         raise error(f"{name} must be an integer, got {value!r}") from None
 
 
+class Interrupted(BgzeroError):
+    """Ctrl-C, once what could be kept was saved; the message says what was kept and how to go on."""
+
+
 class OutputError(BgzeroError, OSError):
     """A file that cannot be written where it was asked for (a directory, no permission, a full disk)."""
 

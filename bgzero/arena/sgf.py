@@ -33,7 +33,7 @@ _LETTERS = "abcdefghijklmnopqrstuvwx"  # W's points 1-24
 _BAR, _OFF = "y", "z"
 _PROPERTY = re.compile(r"([A-Z]+)((?:\s*\[(?:\\.|[^\]\\])*\])+)")
 _VALUE = re.compile(r"\[((?:\\.|[^\]\\])*)\]")
-_RESULT = re.compile(r"([WB])\+(\d+)(R?)$")
+_RESULT = re.compile(r"([WB])\+(\d+)(R?)$", re.ASCII)
 _MOVE = re.compile(r"([1-6])([1-6])([a-z]*)$")
 
 
@@ -147,7 +147,7 @@ def _match_info(root: dict, k: int) -> dict[str, int]:
     info = {}
     for value in root.get("MI", []):
         key, _, number = value.partition(":")
-        if number.strip().lstrip("-").isdigit():
+        if number.strip().lstrip("-").isascii() and number.strip().lstrip("-").isdigit():
             info[key.strip()] = int(number)
     missing = [key for key in ("length", "ws", "bs") if key not in info]
     if missing:

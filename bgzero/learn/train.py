@@ -32,7 +32,7 @@ from bgzero.arena.duplicate import play_duplicate
 from bgzero.atomic import atomic_write_text
 from bgzero.config_check import TRAIN, check
 from bgzero.engine.classify import CONTACT, RACE
-from bgzero.errors import CheckpointError, ConfigError
+from bgzero.errors import CheckpointError, ConfigError, Interrupted
 from bgzero.learn.run_lock import RunLock
 from bgzero.learn.td import batch_lambda_returns, td_loss
 from bgzero.selfplay.build import build_nets, make_evaluator, self_play_agent
@@ -284,6 +284,10 @@ def _train(cfg: DictConfig) -> dict:
             if games >= next_ckpt:
                 checkpoint(f"games_{games:09d}")
                 next_ckpt += cfg.train.checkpoint_every
+    except KeyboardInterrupt:  # Ctrl-C: keep what was learnt, and say how to go on
+        bar.close()
+        last = checkpoint(f"games_{games:09d}")
+        raise Interrupted(f"{last} holds {games} games; continue with train.resume={last}") from None
     finally:
         bar.close()
         if workers:

@@ -64,6 +64,7 @@ def _worker(cfg_yaml: str, shared: torch.Tensor, version, lock, out, stop, seed:
     an orphan would otherwise play on forever, holding its memory.
     """
     _die_with(parent)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group: the learner decides, and stops us
     cfg = OmegaConf.create(cfg_yaml)
     net, player = self_player(cfg, seed)
     seen = -1
