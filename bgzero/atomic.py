@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import IO
 
 from bgzero.errors import OutputError, shown
-from bgzero.paths import unusable_name
+from bgzero.paths import NAME_MAX, unusable_name
 
 
 def _umasked_mode() -> int:
@@ -41,7 +41,7 @@ def atomic_write(path: str | Path, write: Callable[[IO], None], mode: str = "w",
         raise OutputError(f"cannot write {path}: it is a directory")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=(temp_name or path.name) + ".", suffix=".tmp", dir=path.parent)
+        fd, tmp = tempfile.mkstemp(prefix=_temp_prefix(temp_name or path.name), suffix=".tmp", dir=path.parent)
     except OSError as e:
         raise _output_error(path, e) from None
     try:
@@ -63,6 +63,12 @@ def atomic_write(path: str | Path, write: Callable[[IO], None], mode: str = "w",
         Path(tmp).unlink(missing_ok=True)
         raise
     return path
+
+
+def _temp_prefix(name: str) -> str:
+    """``NAME.``, cut so ``NAME.XXXXXXXX.tmp`` fits in a file name: a 250-byte name is a name like any other."""
+    room = NAME_MAX - len(".XXXXXXXX.tmp")
+    return name.encode("utf-8", "surrogateescape")[:room].decode("utf-8", "ignore") + "."
 
 
 def _output_error(path: Path, e: OSError) -> OutputError:

@@ -297,3 +297,29 @@ ITERATE = {
     "gate.games": whole(2), "gate.chunk": whole(2), "gate.ply": PLY, "gate.opponents": agent_list(),
     "gate.move_errors": flag(), "gate.margin": number(), "gate.processes": whole(1),
 }
+
+
+def distinct_files(outputs: Mapping[str, object], inputs: Mapping[str, object]) -> None:
+    """Refuse, before any work, an output that is one of the command's inputs or another output.
+
+    ``outputs`` and ``inputs`` map an option (``html``, ``agent``) to its path, or None when not
+    given. The same file is the same real path (``./M.mat`` and ``M.mat``, a symbolic link) or,
+    where both exist, one file under two names (a hard link): writing it would destroy the input.
+    """
+    given_out = [(k, Path(str(v))) for k, v in outputs.items() if v is not None]
+    given_in = [(k, Path(str(v))) for k, v in inputs.items() if v is not None]
+    for n, (key, out) in enumerate(given_out):
+        for other, path in given_in + given_out[:n]:
+            if _same_file(out, path):
+                role = "input" if (other, path) in given_in else "output"
+                raise ConfigError(f"{key}={shown(str(out))} is also the {role} {other}={shown(str(path))}; "
+                                  f"writing it would destroy that file: pass another {key}=")
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    if os.path.realpath(a) == os.path.realpath(b):
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist yet
+        return False

@@ -45,6 +45,14 @@ def spec_name(spec: str) -> str:
     return f"{Path(arg).stem}@{ply}" if name == "checkpoint" else str(spec).strip()
 
 
+def checkpoint_file(spec) -> str | None:
+    """The file an agent spec reads (``checkpoint:X.pt@1`` reads ``X.pt``), or None: an input no output may name."""
+    if spec is None:
+        return None
+    name, arg, _ = parse_spec(spec)
+    return arg if name == "checkpoint" else None
+
+
 def make_agent(spec: str) -> Agent:
     """Build the agent a spec string names; one-line errors for anything wrong."""
     name, arg, ply = parse_spec(spec)
