@@ -26,7 +26,7 @@ from bgzero import paths
 from bgzero.agents.specs import make_agent
 from bgzero.arena.analysis import parse_dice
 from bgzero.atomic import atomic_write, atomic_write_text
-from bgzero.config_check import distinct_files, output_dir, output_file
+from bgzero.config_check import output_dir, output_file
 from bgzero.engine.xgid import parse_xgid
 from bgzero.errors import CheckpointError, ConfigError, InvalidDiceError, InvalidPositionError, OutputError
 from bgzero.value.checkpoint import load_checkpoint, read_checkpoint
@@ -136,6 +136,46 @@ def test_an_interpolation_that_does_not_resolve_is_one_line(module, args):
     assert "nope" in line or "BGZERO_UNSET_VARIABLE" in line
 
 
+# --------------------------------------------------------------------------- bounds
+
+def _too_big(seed: int = 6) -> list[tuple[str, str, str]]:
+    """(schema, key, value): sizes no run can reach, each just past its bound and far past it."""
+    from bgzero.config_check import MOST_PROCESSES
+
+    rng = random.Random(seed)
+    cases = [("TRAIN", "train.games", 10**10), ("TRAIN", "seed", 2**63 - 1), ("TRAIN", "td.lr", 10),
+             ("TRAIN", "selfplay.parallel_games", 100_000), ("TRAIN", "selfplay.games_per_chunk", 100_000),
+             ("TRAIN", "selfplay.workers", MOST_PROCESSES), ("EVAL", "processes", MOST_PROCESSES),
+             ("ROLLOUT", "trials", 10**9), ("ROLLOUT", "processes", MOST_PROCESSES), ("PRUNE", "hidden", 65_536)]
+    out = []
+    for schema, key, bound in cases:
+        for past in (bound + 1 if isinstance(bound, int) else bound * 1.01, bound * rng.randint(10, 10**6)):
+            out.append((schema, key, past))
+    return out + [("TRAIN", "net.hidden", [65_537]), ("TRAIN", "td.lr", 1e30), ("TRAIN", "seed", 10**29)]
+
+
+def test_every_size_has_a_bound_that_says_why():
+    import bgzero.config_check as config_check
+    from omegaconf import OmegaConf
+
+    for schema, key, value in _too_big():
+        cfg = OmegaConf.create({})
+        OmegaConf.update(cfg, key, value)
+        with pytest.raises(ConfigError, match=rf"^{key}=.*\(|{key}=.*from 1 to"):
+            config_check.check(cfg, getattr(config_check, schema))
+
+
+@pytest.mark.parametrize("module, args", [
+    ("rollout", ["position=4HPwATDgc/ABMA", "trials=100000000000000", "seconds=3", "progress=false"]),
+    ("eval", ["a=random:1", "b=random:2", "games=4", "processes=100000", "progress=false"]),
+])
+def test_a_size_past_its_bound_is_refused_at_once(module, args, tmp_path):
+    started = time.monotonic()
+    proc = _cli(module, *args, cwd=tmp_path, timeout=60)
+    assert "not allowed" in _one_line_error(proc, f"bgzero-{module}") and time.monotonic() - started < 30
+    assert list(tmp_path.iterdir()) == []
+
+
 # --------------------------------------------------------------------------- a full disk
 
 @pytest.mark.parametrize("code", [errno.ENOSPC, errno.EFBIG, errno.EDQUOT, errno.EIO])
@@ -186,6 +226,8 @@ def _aliases(path: Path) -> list[Path]:
 
 
 def test_an_output_that_is_an_input_is_refused_under_any_of_its_names(tmp_path):
+    from bgzero.config_check import distinct_files
+
     source = tmp_path / "X.pt"
     source.write_bytes(b"weights")
     for alias in _aliases(source):
