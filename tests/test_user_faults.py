@@ -337,3 +337,19 @@ def test_ctrl_c_stops_a_long_command_in_one_line_and_writes_nothing_half(tmp_pat
     proc = _interrupt([f"bgzero.cli.{module}", *args], lambda: time.monotonic() - started > 8, group, tmp_path)
     _one_line_error(proc, f"bgzero-{module}", status=130)
     assert not list(tmp_path.rglob("*.tmp")) and not (tmp_path / "r.json").exists()
+
+
+def test_overwrite_removes_only_what_a_run_of_ours_wrote(tmp_path):
+    from bgzero.learn.train import train
+    from tests.conftest import compose_train
+
+    mine = {"checkpoints/mine.pt": b"my own weights", "checkpoints/notes.txt": b"notes", "tb/README": b"mine"}
+    for name, data in mine.items():
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_bytes(data)
+    overrides = ["experiment=tiny", f"train.out_dir={tmp_path}", "train.games=16", "eval.final_games=2",
+                 "train.progress=false", "train.overwrite=true"]
+    train(compose_train(*overrides))
+    train(compose_train(*overrides))  # replaces the first run: its checkpoints go, the user's files stay
+    assert {name: (tmp_path / name).read_bytes() for name in mine} == mine
+    assert [p.name for p in (tmp_path / "checkpoints").glob("games_*.pt")] == ["games_000000016.pt"]

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import math
-import shutil
 import time
 import warnings
 from pathlib import Path
@@ -29,7 +28,7 @@ from tqdm import tqdm
 from bgzero.agents.neural import NeuralAgent
 from bgzero.agents.pubeval import PubevalAgent
 from bgzero.arena.duplicate import play_duplicate
-from bgzero.atomic import atomic_write_text
+from bgzero.atomic import atomic_write_text, remove_temporaries
 from bgzero.config_check import TRAIN, check
 from bgzero.engine.classify import CONTACT, RACE
 from bgzero.errors import CheckpointError, ConfigError, Interrupted
@@ -170,6 +169,8 @@ def train(cfg: DictConfig) -> dict:
 
 
 _RUN_FILES = ("last.pt", "checkpoints", "tb", "result.json")
+_OURS = {"checkpoints": "games_*.pt", "tb": "events.out.tfevents.*"}
+"""What a run writes inside its folders: ``train.overwrite`` removes these and leaves anything else."""
 
 
 def _make_room(cfg: DictConfig) -> None:
@@ -184,9 +185,13 @@ def _make_room(cfg: DictConfig) -> None:
         raise ConfigError(f"{out} already holds a training run: pass train.resume={out / 'last.pt'} to continue it, "
                           "name=NEW for a new run beside it, or train.overwrite=true to replace it")
     for path in earlier:
-        if path.is_dir():
-            shutil.rmtree(path)
-        else:
+        if path.name in _OURS and path.is_dir():  # a checkpoints/ of the user's own keeps what we did not write
+            for ours in path.glob(_OURS[path.name]):
+                ours.unlink()
+            remove_temporaries(path)
+            if not any(path.iterdir()):
+                path.rmdir()
+        elif path.is_file():
             path.unlink()
 
 
