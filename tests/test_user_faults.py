@@ -9,6 +9,7 @@ process alone). docs/reliability.md holds the table these tests measure.
 """
 
 import errno
+import json
 import os
 import random
 import resource
@@ -327,17 +328,21 @@ def test_sigint_to_the_learner_alone_stops_training_with_last_pt(tmp_path):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("group", [True, False])
-@pytest.mark.parametrize("module, args", [
-    ("rollout", ["position=4HPwATDgc/ABMA", "trials=10000000", "agent=pubeval", "progress=false", "output=r.json"]),
-    ("eval", ["a=random:1", "b=random:2", "games=100000000", "progress=false"]),
-    ("match", ["a=random:1", "b=random:2", "matches=100000000", "out=m", "progress=false"]),
+@pytest.mark.parametrize("module, args, kept", [
+    ("rollout", ["position=4HPwATDgc/ABMA", "trials=10000000", "agent=pubeval", "vr=false", "progress=false",
+                 "output=r.json"], "trials"),
+    ("eval", ["a=random:1", "b=random:2", "games=1000000", "out=e", "progress=false"], "games were finished"),
+    ("match", ["a=random:1", "b=random:2", "matches=100000", "shard=1", "out=m", "progress=false"],
+     "matches were finished"),
 ])
-def test_ctrl_c_stops_a_long_command_in_one_line_and_writes_nothing_half(tmp_path, module, args, group):
+def test_ctrl_c_stops_a_long_command_in_one_line_and_writes_nothing_half(tmp_path, module, args, kept, group):
     started = time.monotonic()
-    proc = _interrupt([f"bgzero.cli.{module}", *args], lambda: time.monotonic() - started > 8, group, tmp_path)
-    _one_line_error(proc, f"bgzero-{module}", status=130)
+    proc = _interrupt([f"bgzero.cli.{module}", *args], lambda: time.monotonic() - started > 10, group, tmp_path)
+    assert kept in _one_line_error(proc, f"bgzero-{module}", status=130)
     assert not list(tmp_path.rglob("*.tmp")) and not (tmp_path / "r.json").exists()
-
+    if module != "rollout":  # the games finished are kept, marked partial
+        result = json.loads((tmp_path / args[-2][4:] / "result.json").read_text())
+        assert result["partial"] is True and result["games"] > 0
 
 def test_overwrite_removes_only_what_a_run_of_ours_wrote(tmp_path):
     from bgzero.learn.train import train
