@@ -85,7 +85,7 @@ def test_non_ascii_digits_get_a_4xx_from_the_web_api():
     from bgzero.web.api import create_app
     from bgzero.web.engine import Engine
 
-    with TestClient(create_app(Engine(["pubeval"]), default_agent="pubeval")) as client:
+    with TestClient(create_app(Engine(["strong"]), default_agent="strong")) as client:
         for digit in _foreign_digits(6, seed=7) + ["²", "³"]:
             answer = client.get("/api/move", params={"position": XGID.format(dice="3" + digit)})
             assert 400 <= answer.status_code < 500 and "dice" in answer.json()["error"], answer.text
@@ -358,3 +358,38 @@ def test_overwrite_removes_only_what_a_run_of_ours_wrote(tmp_path):
     train(compose_train(*overrides))  # replaces the first run: its checkpoints go, the user's files stay
     assert {name: (tmp_path / name).read_bytes() for name in mine} == mine
     assert [p.name for p in (tmp_path / "checkpoints").glob("games_*.pt")] == ["games_000000016.pt"]
+
+
+# --------------------------------------------------------------------------- dead positions
+
+def _dead_boards(n: int, seed: int = 8) -> list:
+    """Both sides on the bar against closed home boards, the other checkers anywhere they fit."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    boards = []
+    while len(boards) < n:
+        board = np.zeros((2, 25), np.int8)
+        for side in (0, 1):
+            board[side, :6] = 2
+            board[side, 24] = rng.integers(1, 4)
+        for side in (0, 1):
+            for _ in range(15 - int(board[side].sum()) - int(rng.integers(0, 3))):
+                col = int(rng.integers(0, 24))
+                if board[1 - side, 23 - col] == 0:
+                    board[side, col] += 1
+        boards.append(board)
+    return boards
+
+
+def test_a_position_where_no_one_can_ever_move_is_refused():
+    from bgzero.engine.board import validate
+    from bgzero.engine.ids import board_from_position_id
+
+    with pytest.raises(InvalidPositionError, match="no one can ever move"):
+        board_from_position_id("27ZhAEDbtmEAQA")  # issue 33's: a rollout of it never ended
+    for board in _dead_boards(30):
+        with pytest.raises(InvalidPositionError, match="no one can ever move"):
+            validate(board)
+        board[0, 24], board[0, 0] = 0, board[0, 0] + board[0, 24]  # one side off the bar: play goes on
+        validate(board)
