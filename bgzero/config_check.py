@@ -51,7 +51,7 @@ def whole(least: int | None = 0, most: int | None = None, *, null: bool = False,
           why: str = "") -> Rule:
     """A whole number in ``[least, most]`` (not a bool, not 1.5); ``null``/``auto`` also allow those;
     ``why`` says what the bound protects, for the error."""
-    bounds = f"a whole number{'' if least is None else f' >= {least}'}{'' if most is None else f' and <= {most:,}'}"
+    bounds = f"a whole number{'' if least is None else f' >= {least}'}{'' if most is None else f' and <= {most}'}"
     wanted = bounds + (", or auto" if auto else "") + (", or null" if null else "") + (f" ({why})" if why else "")
 
     def rule(key, value):
