@@ -12,7 +12,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
-from bgzero.errors import OutputError
+from bgzero.errors import OutputError, shown
+from bgzero.paths import NAME_MAX, unusable_name
 
 
 def _umasked_mode() -> int:
@@ -27,26 +28,33 @@ _UMASKED_MODE = _umasked_mode()
 def atomic_write(path: str | Path, write: Callable[[IO], None], mode: str = "w", temp_name: str | None = None) -> Path:
     """Call ``write(f)`` on a temporary file opened with ``mode``, then rename it to ``path``.
 
+    Any OSError on the way (a full disk, a name too long, no permission) is one
+    :class:`~bgzero.errors.OutputError`, and the file ``path`` held before is left as it was.
+
     The temporary file is ``NAME.XXXXXXXX.tmp`` beside ``path``, NAME being ``path``'s name or
     ``temp_name`` (for a folder whose readers take any file whose name looks like theirs).
     """
     path = Path(path)
+    if reason := unusable_name(path):
+        raise OutputError(f"cannot write {shown(str(path))}: {reason}")
     if path.is_dir():
         raise OutputError(f"cannot write {path}: it is a directory")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=(temp_name or path.name) + ".", suffix=".tmp", dir=path.parent)
+        fd, tmp = tempfile.mkstemp(prefix=_temp_prefix(temp_name or path.name), suffix=".tmp", dir=path.parent)
     except OSError as e:
         raise _output_error(path, e) from None
     try:
         os.chmod(tmp, _UMASKED_MODE)  # mkstemp makes it owner-only; give it a normal file's mode
-        with os.fdopen(fd, mode, **({} if "b" in mode else {"encoding": "utf-8", "newline": ""})) as f:
-            write(f)
-            try:
+        try:  # a full disk (ENOSPC) or a file-size limit (EFBIG) shows in a write, the flush or the fsync
+            with os.fdopen(fd, mode, **({} if "b" in mode else {"encoding": "utf-8", "newline": ""})) as f:
+                write(f)
                 f.flush()
                 os.fsync(f.fileno())
-            except OSError as e:  # a full disk shows here, when the buffer reaches it
-                raise _output_error(path, e) from None
+        except OutputError:
+            raise
+        except OSError as e:
+            raise _output_error(path, e) from None
         try:
             os.replace(tmp, path)
         except OSError as e:
@@ -55,6 +63,12 @@ def atomic_write(path: str | Path, write: Callable[[IO], None], mode: str = "w",
         Path(tmp).unlink(missing_ok=True)
         raise
     return path
+
+
+def _temp_prefix(name: str) -> str:
+    """``NAME.``, cut so ``NAME.XXXXXXXX.tmp`` fits in a file name: a 250-byte name is a name like any other."""
+    room = NAME_MAX - len(".XXXXXXXX.tmp")
+    return name.encode("utf-8", "surrogateescape")[:room].decode("utf-8", "ignore") + "."
 
 
 def _output_error(path: Path, e: OSError) -> OutputError:

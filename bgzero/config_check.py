@@ -19,7 +19,8 @@ from pathlib import Path
 
 from omegaconf import DictConfig, ListConfig, OmegaConf
 
-from bgzero.errors import ConfigError
+from bgzero.errors import ConfigError, shown
+from bgzero.paths import unusable_name
 
 Rule = Callable[[str, object], None]
 """``rule(key, value)`` returns if ``value`` is allowed for ``key`` and raises ConfigError otherwise."""
@@ -46,10 +47,12 @@ def _is_whole(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def whole(least: int | None = 0, most: int | None = None, *, null: bool = False, auto: bool = False) -> Rule:
-    """A whole number in ``[least, most]`` (not a bool, not 1.5); ``null``/``auto`` also allow those."""
+def whole(least: int | None = 0, most: int | None = None, *, null: bool = False, auto: bool = False,
+          why: str = "") -> Rule:
+    """A whole number in ``[least, most]`` (not a bool, not 1.5); ``null``/``auto`` also allow those;
+    ``why`` says what the bound protects, for the error."""
     bounds = f"a whole number{'' if least is None else f' >= {least}'}{'' if most is None else f' and <= {most}'}"
-    wanted = bounds + (", or auto" if auto else "") + (", or null" if null else "")
+    wanted = bounds + (", or auto" if auto else "") + (", or null" if null else "") + (f" ({why})" if why else "")
 
     def rule(key, value):
         if (null and value is None) or (auto and value == "auto"):
@@ -60,12 +63,12 @@ def whole(least: int | None = 0, most: int | None = None, *, null: bool = False,
 
 
 def number(least: float | None = None, most: float | None = None, *, above: float | None = None,
-           null: bool = False) -> Rule:
+           null: bool = False, why: str = "") -> Rule:
     """A finite number in ``[least, most]`` (or ``> above``); ints count, bools and nan/inf do not."""
     parts = [f">= {least}" if least is not None else "", f"<= {most}" if most is not None else "",
              f"> {above}" if above is not None else ""]
     wanted = " and ".join(["a finite number"] + [p for p in parts if p]).replace("number and", "number") \
-        + (", or null" if null else "")
+        + (", or null" if null else "") + (f" ({why})" if why else "")
 
     def rule(key, value):
         if null and value is None:
@@ -120,7 +123,7 @@ def text(*, null: bool = False) -> Rule:
 def device() -> Rule:
     """``cpu``, ``cuda`` or ``cuda:N``: text, so ``device=inf`` or ``device=1`` (Hydra's numbers) are refused here."""
     def rule(key, value):
-        if not isinstance(value, str) or not re.fullmatch(r"cpu|cuda(:\d+)?", value):
+        if not isinstance(value, str) or not re.fullmatch(r"cpu|cuda(:\d+)?", value, re.ASCII):
             _fail(key, value, "cpu or cuda (cuda:N for one GPU of several)")
     return rule
 
@@ -129,8 +132,8 @@ def widths() -> Rule:
     """A non-empty list of layer widths, each a whole number >= 1, like [128] or [256,64]."""
     def rule(key, value):
         if not isinstance(value, (ListConfig, list)) or not len(value) or not all(
-                _is_whole(v) and v >= 1 for v in value):
-            _fail(key, value, "a list of whole numbers >= 1, like [128] or [256,64]")
+                _is_whole(v) and 1 <= v <= WIDTHS_MOST for v in value):
+            _fail(key, value, f"a list of whole numbers from 1 to {WIDTHS_MOST:,}, like [128] or [256,64]")
     return rule
 
 
@@ -143,7 +146,7 @@ def subset(*options) -> Rule:
     return rule
 
 
-_DURATION = re.compile(r"(?:(\d+(?:\.\d+)?)h)?(?:(\d+(?:\.\d+)?)m)?(?:(\d+(?:\.\d+)?)s)?")
+_DURATION = re.compile(r"(?:(\d+(?:\.\d+)?)h)?(?:(\d+(?:\.\d+)?)m)?(?:(\d+(?:\.\d+)?)s)?", re.ASCII)
 
 
 def seconds_of(key: str, value) -> float | None:
@@ -180,6 +183,8 @@ def output_dir(*, null: bool = False) -> Rule:
             return
         text()(key, value)
         path = Path(str(value))
+        if reason := unusable_name(path):
+            raise ConfigError(f"{key}={shown(str(value))} cannot be written: {reason}")
         if path.exists() and not path.is_dir():
             raise ConfigError(f"{key}={path} is a file, not a directory; pass a directory to write into")
         _writable(key, path)
@@ -193,6 +198,8 @@ def output_file(*, null: bool = False) -> Rule:
             return
         text()(key, value)
         path = Path(str(value))
+        if reason := unusable_name(path):
+            raise ConfigError(f"{key}={shown(str(value))} cannot be written: {reason}")
         if path.is_dir() or str(value).endswith(os.sep):
             raise ConfigError(f"{key}={path} is a directory; pass a file name, like {path / 'out'}")
         _writable(key, path.parent)
@@ -209,6 +216,8 @@ def _writable(key: str, directory: Path) -> None:
     """The nearest existing ancestor of ``directory`` must be a directory this user can write
     into: tried by making (and removing) an empty folder there, since permission bits do not
     tell (root passes them all, and /proc or a read-only mount still refuses)."""
+    if reason := unusable_name(directory):
+        raise ConfigError(f"{key}: cannot write under {shown(str(directory))}: {reason}")
     probe = directory.absolute()
     while not probe.exists():
         probe = probe.parent
@@ -220,16 +229,27 @@ def _writable(key: str, directory: Path) -> None:
         raise ConfigError(f"{key}: cannot write under {directory}: {probe} refuses new files ({e.strerror})") from None
 
 
+MOST_PROCESSES = max(64, 8 * (os.cpu_count() or 1))
+"""Worker processes past this only share the same cores, each holding its own memory: a typo's
+``processes=100000`` would spawn until something kills them."""
+
+
 def count_of_processes(key: str, value) -> int:
-    """``processes=auto`` (one per core) or a whole number >= 1."""
-    whole(1, auto=True)(key, value)
+    """``processes=auto`` (one per core) or a whole number in ``[1, MOST_PROCESSES]``."""
+    PROCESSES(key, value)
     return os.cpu_count() or 1 if value == "auto" else value
 
 
 AGENT = text()
-SEED = whole(0)
+SEED = whole(0, 2**63 - 1, why="numpy and torch take seeds below 2^63")
 PLY = whole(0, 2)
-PROCESSES = whole(1, auto=True)
+_CORES = f"{os.cpu_count() or 1} cores here; more processes only share them"
+PROCESSES = whole(1, MOST_PROCESSES, auto=True, why=_CORES)
+WORKERS = whole(0, MOST_PROCESSES, auto=True, why=_CORES)
+GAMES = whole(0, 10**10, why="ten billion games is years of play on one machine")
+TRIALS = whole(1, 10**9, why="a billion trials a play is days of work; seconds= or se= stop a rollout sooner")
+WIDTHS_MOST = 65_536
+"""The widest layer: 198 x 65,536 weights is 13 million, already more than any net here has."""
 MATCH_LENGTH = whole(0, 64)
 """0 for money, else up to the longest match a Match ID holds (``bgzero.engine.ids.MAX_MATCH_LENGTH``,
 which this layer may not import; a test holds the two equal)."""
@@ -239,18 +259,19 @@ which this layer may not import; a test holds the two equal)."""
 
 TRAIN: dict[str, Rule] = {
     "seed": SEED, "name": text(), "device": device(),
-    "train.games": whole(0), "train.checkpoint_every": whole(1), "train.out_dir": output_dir(),
+    "train.games": GAMES, "train.checkpoint_every": whole(1), "train.out_dir": output_dir(),
     "train.resume": text(null=True), "train.overwrite": flag(), "train.progress": flag(),
     "net.hidden": widths(), "net.activation": text(), "net.race.hidden": widths(), "net.race.activation": text(),
     "net.exact_bearoff": flag(), "encoder.name": text(),
-    "selfplay.workers": whole(0, auto=True), "selfplay.parallel_games": whole(1), "selfplay.games_per_chunk": whole(1),
+    "selfplay.workers": WORKERS, "selfplay.parallel_games": whole(1, 100_000, why="games in lockstep, each holding its boards"),
+    "selfplay.games_per_chunk": whole(1, 100_000, why="a chunk is played whole before the net learns from it"),
     "selfplay.epsilon": number(0, 1), "selfplay.explore_top": whole(0), "selfplay.backend": choice("local", "ray"),
-    "td.lam": number(0, 1), "td.optimizer": choice("adam", "sgd"), "td.lr": number(above=0),
+    "td.lam": number(0, 1), "td.optimizer": choice("adam", "sgd"), "td.lr": number(above=0, most=10, why="TD updates diverge far below it"),
     "td.lr_schedule": choice("constant", "linear", "cosine"), "td.lr_final": number(0),
     "td.batch_size": whole(1), "td.epochs": whole(1),
     "eval.every_games": whole(0), "eval.games": whole(1), "eval.final_games": whole(1), "eval.seed": SEED,
 }
-EVAL = {"a": AGENT, "b": AGENT, "games": whole(1), "seed": SEED, "processes": PROCESSES, "out": output_dir(),
+EVAL = {"a": AGENT, "b": AGENT, "games": whole(1, 10**10, why="ten billion games is years of play"), "seed": SEED, "processes": PROCESSES, "out": output_dir(),
         "progress": flag()}
 MATCH = {"a": AGENT, "b": AGENT, "length": MATCH_LENGTH, "games": whole(1), "jacoby": flag(), "matches": whole(1),
          "seed": SEED, "shard": whole(1), "processes": PROCESSES, "out": output_dir(), "progress": flag(),
@@ -267,14 +288,14 @@ ANALYZE = {"input": text(null=True), "output": output_file(null=True), "agent": 
            "on_error": choice("skip", "stop"), "batch_size": whole(1), "match": text(null=True),
            "html": output_file(null=True), "player": text(null=True), "jacoby": flag(), "progress": flag(),
            "rollout": whole(1, null=True), "rollout_worst": whole(1), "rollout_seed": SEED}
-HINT = {"agent": AGENT, "rollout": whole(1, null=True), "rollout_top": whole(1), "rollout_seed": SEED}
-ROLLOUT = {"top": whole(1), "agent": AGENT, "judge": text(null=True), "trials": whole(1), "truncate": whole(1, null=True),
+HINT = {"agent": AGENT, "rollout": whole(1, 10**9, null=True, why="trials a play; a billion is days of work"), "rollout_top": whole(1), "rollout_seed": SEED}
+ROLLOUT = {"top": whole(1), "agent": AGENT, "judge": text(null=True), "trials": TRIALS, "truncate": whole(1, null=True),
            "cubeful": flag(), "vr": flag(), "seed": SEED, "se": number(above=0, null=True),
-           "seconds": number(above=0, null=True), "processes": whole(1), "backend": choice("local", "ray"),
+           "seconds": number(above=0, null=True), "processes": whole(1, MOST_PROCESSES, why=_CORES), "backend": choice("local", "ray"),
            "ray_address": text(null=True), "batch": whole(1), "prune": flag(), "database": flag(),
            "output": output_file(null=True), "progress": flag()}
-PRUNE = {"checkpoint": text(null=True), "out": output_file(null=True), "positions": whole(1), "hidden": whole(1),
-         "seed": SEED}
+PRUNE = {"checkpoint": text(null=True), "out": output_file(null=True), "positions": whole(1, 10**8, why="a hundred million positions fill memory"),
+         "hidden": whole(1, WIDTHS_MOST, why="the width of a layer"), "seed": SEED}
 LEAGUE = {"run": text(), "limit": whole(1), "games_vs_pubeval": whole(1), "games_per_pair": whole(1), "ply": PLY,
           "seed": SEED, "processes": PROCESSES, "out": output_dir()}
 ITERATE = {
@@ -290,3 +311,29 @@ ITERATE = {
     "gate.games": whole(2), "gate.chunk": whole(2), "gate.ply": PLY, "gate.opponents": agent_list(),
     "gate.move_errors": flag(), "gate.margin": number(), "gate.processes": whole(1),
 }
+
+
+def distinct_files(outputs: Mapping[str, object], inputs: Mapping[str, object]) -> None:
+    """Refuse, before any work, an output that is one of the command's inputs or another output.
+
+    ``outputs`` and ``inputs`` map an option (``html``, ``agent``) to its path, or None when not
+    given. The same file is the same real path (``./M.mat`` and ``M.mat``, a symbolic link) or,
+    where both exist, one file under two names (a hard link): writing it would destroy the input.
+    """
+    given_out = [(k, Path(str(v))) for k, v in outputs.items() if v is not None]
+    given_in = [(k, Path(str(v))) for k, v in inputs.items() if v is not None]
+    for n, (key, out) in enumerate(given_out):
+        for other, path in given_in + given_out[:n]:
+            if _same_file(out, path):
+                role = "input" if (other, path) in given_in else "output"
+                raise ConfigError(f"{key}={shown(str(out))} is also the {role} {other}={shown(str(path))}; "
+                                  f"writing it would destroy that file: pass another {key}=")
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    if os.path.realpath(a) == os.path.realpath(b):
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist yet
+        return False

@@ -43,6 +43,17 @@ def integer(name: str, value, error: type[BgzeroError]) -> int:
         raise error(f"{name} must be an integer, got {value!r}") from None
 
 
+class Interrupted(BgzeroError):
+    """Ctrl-C, once what could be kept was saved; the message says what was kept and how to go on.
+
+    ``partial`` carries what a library call had finished (games, matches), for its command to report.
+    """
+
+    def __init__(self, message: str, partial=None):
+        super().__init__(message)
+        self.partial = partial
+
+
 class OutputError(BgzeroError, OSError):
     """A file that cannot be written where it was asked for (a directory, no permission, a full disk)."""
 

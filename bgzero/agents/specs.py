@@ -29,7 +29,7 @@ def parse_spec(spec: str) -> tuple[str, str | None, int]:
     """Split ``NAME[:ARG][@PLY]`` into (name, arg, ply)."""
     text = str(spec).strip()
     head, at, ply_text = text.rpartition("@") if "@" in text else (text, "", "0")
-    if not ply_text.isdigit() or int(ply_text) > 2:
+    if not (ply_text.isascii() and ply_text.isdigit()) or int(ply_text) > 2:
         raise ConfigError(f"agent {spec!r}: ply after '@' must be 0, 1 or 2")
     name, _, arg = head.partition(":")
     if name.endswith(".pt") and not arg:
@@ -45,6 +45,14 @@ def spec_name(spec: str) -> str:
     return f"{Path(arg).stem}@{ply}" if name == "checkpoint" else str(spec).strip()
 
 
+def checkpoint_file(spec) -> str | None:
+    """The file an agent spec reads (``checkpoint:X.pt@1`` reads ``X.pt``), or None: an input no output may name."""
+    if spec is None:
+        return None
+    name, arg, _ = parse_spec(spec)
+    return arg if name == "checkpoint" else None
+
+
 def make_agent(spec: str) -> Agent:
     """Build the agent a spec string names; one-line errors for anything wrong."""
     name, arg, ply = parse_spec(spec)
@@ -54,7 +62,7 @@ def make_agent(spec: str) -> Agent:
         raise ConfigError(f"agent {spec!r}: {name} does not search; drop '@{ply}'")
     if name == "random":
         from bgzero.agents.random import RandomAgent
-        if arg is not None and not arg.isdigit():
+        if arg is not None and not (arg.isascii() and arg.isdigit()):
             raise ConfigError(f"agent {spec!r}: the seed after 'random:' must be a whole number")
         return RandomAgent(int(arg or 0))
     if arg is not None and name in ("pubeval", "gnubg"):

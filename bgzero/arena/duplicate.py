@@ -22,6 +22,8 @@ from bgzero.agents.specs import make_agent
 from bgzero.engine.board import START
 from bgzero.engine.game import game_results, opening_rolls
 from bgzero.engine.movegen import generate
+from bgzero.errors import Interrupted
+from bgzero.interrupts import leave_interrupts_to_the_main_process
 from bgzero.value.threads import set_torch_threads
 
 MAX_PLIES = 512  # dice are pre-drawn per pair; longer games reuse the sequence cyclically
@@ -132,15 +134,20 @@ def play_duplicate_from_specs(spec_a: str, spec_b: str, games: int, seed: int = 
     start = time.perf_counter()
     bar = tqdm(total=2 * pairs, unit="game", disable=not progress, dynamic_ncols=True)
     results = []
-    if processes <= 1:
-        for job in jobs:
-            results.append(_play_pairs_shard(job))
-            bar.update(2 * len(job[2]))
-    else:
-        with mp.get_context("spawn").Pool(processes) as pool:
-            for res in pool.imap(_play_pairs_shard, jobs):
-                results.append(res)
-                bar.update(2 * len(res))
+    try:
+        if processes <= 1:
+            for job in jobs:
+                results.append(_play_pairs_shard(job))
+                bar.update(2 * len(job[2]))
+        else:
+            with mp.get_context("spawn").Pool(processes, initializer=leave_interrupts_to_the_main_process) as pool:
+                for res in pool.imap(_play_pairs_shard, jobs):
+                    results.append(res)
+                    bar.update(2 * len(res))
+    except KeyboardInterrupt:  # Ctrl-C: the pairs finished so far are a (partial) result
+        bar.close()
+        done = summarise_pairs(np.concatenate(results), time.perf_counter() - start) if results else None
+        raise Interrupted(f"{done.games if done else 0} of {2 * pairs} games were finished", partial=done) from None
     bar.close()
     return summarise_pairs(np.concatenate(results), time.perf_counter() - start)
 

@@ -56,13 +56,13 @@ NAME_LENGTH = 31  # gnubg's MAX_NAME_LEN less its terminator: the importer keeps
 _LEFT = 27  # width of the left column's text; the right column starts at character 33
 _NAME_CHARS = re.compile(r"[^A-Za-z0-9_.@+-]")
 _JACOBY = re.compile(r';\s*\[Jacoby\s+"(On|Off)"\]', re.IGNORECASE)
-_HEADER = re.compile(r"\s*(\d+)\s+point\s+match\s*$", re.IGNORECASE)
-_SCORES = re.compile(r"\s*([^\s:]+)\s*:\s*(\d+)\s+([^\s:]+)\s*:\s*(\d+)\s*$")
+_HEADER = re.compile(r"\s*(\d+)\s+point\s+match\s*$", re.IGNORECASE | re.ASCII)
+_SCORES = re.compile(r"\s*([^\s:]+)\s*:\s*(\d+)\s+([^\s:]+)\s*:\s*(\d+)\s*$", re.ASCII)
 _ROLL = re.compile(r"([1-6])([1-6]):(.*)$")
-_STEP = re.compile(r"(\d{1,2})/(\d{1,2})\*?$")
-_DOUBLE = re.compile(r"doubles?(?:\s*=>\s*(\d+))?$", re.IGNORECASE)
+_STEP = re.compile(r"(\d{1,2})/(\d{1,2})\*?$", re.ASCII)
+_DOUBLE = re.compile(r"doubles?(?:\s*=>\s*(\d+))?$", re.IGNORECASE | re.ASCII)
 _BARE_ROLL = re.compile(r"[1-6][1-6]:$")
-_WINS = re.compile(r"wins\s+(\d+)\s+points?$", re.IGNORECASE)
+_WINS = re.compile(r"wins\s+(\d+)\s+points?$", re.IGNORECASE | re.ASCII)
 
 
 class MatFormatError(BgzeroError, ValueError):

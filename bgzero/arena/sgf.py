@@ -35,7 +35,7 @@ _BAR, _OFF = "y", "z"
 _TOKEN = re.compile(r"\s*(?:(?P<open>\()|(?P<close>\))|(?P<node>;)|(?P<key>[A-Za-z]+)|\[(?P<value>(?:\\.|[^\]\\])*)\])",
                     re.S)
 _ESCAPE = re.compile(r"\\(\r\n|\n|.)", re.S)
-_RESULT = re.compile(r"([WB])\+(\d+)(R?)$")
+_RESULT = re.compile(r"([WB])\+(\d+)(R?)$", re.ASCII)
 _MOVE = re.compile(r"([1-6])([1-6])([a-z]*)$")
 
 
@@ -199,7 +199,7 @@ def _match_info(root: dict, k: int) -> dict[str, int]:
     info = {}
     for value in root.get("MI", []):
         key, _, number = value.partition(":")
-        if number.strip().lstrip("-").isdigit():
+        if number.strip().lstrip("-").isascii() and number.strip().lstrip("-").isdigit():
             info[key.strip()] = int(number)
     missing = [key for key in ("length", "ws", "bs") if key not in info]
     if missing:

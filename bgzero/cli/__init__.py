@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from bgzero import paths
-from bgzero.errors import BgzeroError, ConfigError
+from bgzero.errors import BgzeroError, ConfigError, Interrupted
 
 CONFIGS = str(paths.CONFIGS)
 """The Hydra configs, as an absolute path: console scripts run from anywhere."""
@@ -219,7 +219,10 @@ def one_line_errors(prog: str):
     """Turn bgzero's own errors into a one-line message and exit status 1, not a traceback.
 
     ``kill`` (SIGTERM) becomes an exit through Python, so temporary files are removed and
-    self-play workers stopped on the way out, as after an error.
+    self-play workers stopped on the way out, as after an error. Ctrl-C (SIGINT) ends in one
+    line and exit status 130, as a shell reports it: :class:`~bgzero.errors.Interrupted`'s
+    message when the command saved something, else that nothing was written. A value
+    OmegaConf cannot resolve (``dice=${nope}``) is one line too, read where it is used.
     """
     def terminated(signum, frame):
         raise SystemExit(f"{prog}: stopped by {signal.Signals(signum).name}")
@@ -228,8 +231,22 @@ def one_line_errors(prog: str):
         signal.signal(signal.SIGTERM, terminated)
     try:
         yield
+    except Interrupted as e:
+        _interrupted(f"{prog}: interrupted; {e}")
+    except KeyboardInterrupt:
+        _interrupted(f"{prog}: interrupted; no file was left half-written")
     except BgzeroError as e:
         raise SystemExit(f"{prog}: {e}") from None
+    except Exception as e:
+        omegaconf_errors = sys.modules.get("omegaconf.errors")
+        if omegaconf_errors and isinstance(e, omegaconf_errors.OmegaConfBaseException):
+            raise SystemExit(f"{prog}: {_one_line(str(e))}") from None
+        raise
+
+
+def _interrupted(message: str):
+    print(message, file=sys.stderr, flush=True)
+    raise SystemExit(130) from None
 
 
 _FLAGS_WITH_VALUES = {"--cfg", "-c", "--package", "-p", "--config-path", "-cp", "--config-name", "-cn",

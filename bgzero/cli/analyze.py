@@ -21,7 +21,8 @@ from bgzero.arena.match_analysis import analyse_match, format_rollouts, format_s
 from bgzero.arena.matchfiles import SUFFIXES, check_suffix, read_match_file
 from bgzero.atomic import atomic_write, atomic_write_text
 from bgzero.cli import hydra_main, one_line_errors, positional_args
-from bgzero.config_check import ANALYZE, check, check_output_file
+from bgzero.agents.specs import checkpoint_file
+from bgzero.config_check import ANALYZE, check, check_output_file, distinct_files
 from bgzero.errors import BgzeroError, ConfigError, InvalidDiceError, InvalidPositionError
 
 EXAMPLE = "'4HPwATDgc/ABMA 31'"
@@ -56,8 +57,7 @@ def run(cfg: DictConfig) -> dict:
         raise ConfigError(f"input {source} {what}; pass input=FILE with 'POSITION-ID DICE' lines "
                           "(match=FOLDER analyses a folder of matches)")
     out = check_output_file("output", cfg.output if cfg.output is not None else source.with_suffix(".jsonl"))
-    if out.resolve() == source.resolve():
-        raise ConfigError(f"output {out} is the input file; pass output=ANOTHER.jsonl")
+    distinct_files({"output": out}, {"input": source, "agent": checkpoint_file(cfg.agent)})
     evaluator, ply = evaluator_from_spec(cfg.agent)
     counts = {"positions": 0, "errors": 0}
 
@@ -152,6 +152,8 @@ def run_match(cfg: DictConfig) -> dict:
     if out.suffix.lower() in SUFFIXES or out.resolve() in {f.resolve() for f in files}:
         raise ConfigError(f"output {out} would overwrite a match file; pass output=REPORT.json")
     html = check_output_file("html", cfg.html) if cfg.get("html") else None
+    distinct_files({"output": out, "html": html},
+                   {"agent": checkpoint_file(cfg.agent), **{f"match ({f.name})": f for f in files}})
     evaluator, ply = evaluator_from_spec(cfg.agent)
     records = [(f, read_match_file(f, jacoby=bool(cfg.get("jacoby", False)))) for f in files]  # all read first
     if cfg.get("jacoby") and any(r.length for _, r in records):

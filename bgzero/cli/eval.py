@@ -10,13 +10,23 @@ from bgzero.atomic import atomic_write_text
 from bgzero.cli import agents_preflight, hydra_main, one_line_errors
 from bgzero.cli.tensorboard_events import write_scalars
 from bgzero.config_check import EVAL, check, count_of_processes
+from bgzero.errors import Interrupted
 
 
 def run(cfg: DictConfig) -> dict:
     check(cfg, EVAL)
     processes = count_of_processes("processes", cfg.processes)
-    result = play_duplicate_from_specs(cfg.a, cfg.b, cfg.games, seed=cfg.seed, processes=processes, progress=cfg.progress)
     out = Path(cfg.out)
+    try:
+        result = play_duplicate_from_specs(cfg.a, cfg.b, cfg.games, seed=cfg.seed, processes=processes,
+                                           progress=cfg.progress)
+    except Interrupted as e:  # Ctrl-C: the games finished so far, marked partial
+        if e.partial is None:
+            raise
+        out.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(out / "result.json", json.dumps(
+            {"a": cfg.a, "b": cfg.b, "seed": cfg.seed, "partial": True, **e.partial.as_dict()}, indent=2))
+        raise Interrupted(f"{e}: {cfg.a} vs {cfg.b}: {e.partial} (partial, in {out / 'result.json'})") from None
     out.mkdir(parents=True, exist_ok=True)
     record = {"a": cfg.a, "b": cfg.b, "seed": cfg.seed, **result.as_dict()}
     atomic_write_text(out / "result.json", json.dumps(record, indent=2))

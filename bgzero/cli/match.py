@@ -1,6 +1,7 @@
 """``bgzero-match``: agent A against agent B in matches or money sessions with the cube; .mat or .sgf transcripts."""
 
 import json
+import time
 from pathlib import Path
 
 from omegaconf import DictConfig
@@ -10,6 +11,7 @@ from bgzero.arena.matchfiles import write_match_file
 from bgzero.atomic import atomic_write_text
 from bgzero.cli import agents_preflight, hydra_main, one_line_errors
 from bgzero.config_check import MATCH, check, count_of_processes
+from bgzero.errors import Interrupted
 from bgzero.ui.replay import show_match
 
 FORMATS = {"mat": (".mat",), "sgf": (".sgf",), "both": (".mat", ".sgf")}
@@ -23,17 +25,30 @@ def run(cfg: DictConfig) -> dict:
     out = Path(cfg.out)
     comment = f"bgzero-match a={cfg.a} b={cfg.b} seed={cfg.seed} shard={shard}"
 
+    done, started = [], time.perf_counter()
+
     def publish(i: int, record) -> None:
         """Save and show each match as its shard finishes, not after the last one."""
+        done.append(record)
         for suffix in formats:
             write_match_file(out / f"match_{i:04d}{suffix}", record, comments=(f"{comment} match {i}",))
         if cfg.show:
             print(f"\n===== match {i} of {matches} =====")
             show_match(record, pace=float(cfg.pace))
 
-    records, seconds = play_matches_from_specs(cfg.a, cfg.b, matches, length=length, games=games, jacoby=bool(cfg.jacoby),
-                                               seed=cfg.seed, processes=processes, shard=shard,
-                                               progress=cfg.progress and not cfg.show, on_record=publish)
+    try:
+        records, seconds = play_matches_from_specs(cfg.a, cfg.b, matches, length=length, games=games,
+                                                   jacoby=bool(cfg.jacoby), seed=cfg.seed, processes=processes,
+                                                   shard=shard, progress=cfg.progress and not cfg.show,
+                                                   on_record=publish)
+    except KeyboardInterrupt:  # Ctrl-C: the matches saved so far, and their result marked partial
+        if not done:
+            raise Interrupted(f"none of the {matches} matches was finished; nothing was written") from None
+        summary = summarise_matches(done, time.perf_counter() - started)
+        atomic_write_text(out / "result.json", json.dumps(
+            {"a": cfg.a, "b": cfg.b, "seed": cfg.seed, "shard": shard, "jacoby": bool(cfg.jacoby), "partial": True,
+             **summary.as_dict()}, indent=2))
+        raise Interrupted(f"{len(done)} of {matches} matches were finished: {summary} (partial, in {out})") from None
     summary = summarise_matches(records, seconds)
     result = {"a": cfg.a, "b": cfg.b, "seed": cfg.seed, "shard": shard, "jacoby": bool(cfg.jacoby),
               **summary.as_dict()}

@@ -33,11 +33,8 @@ def run(cfg: DictConfig, stdin=sys.stdin, stdout=sys.stdout) -> MatchRecord:
 
 @hydra_main("play")
 def main(cfg: DictConfig) -> None:
-    try:
-        with one_line_errors("bgzero-play"):
-            run(cfg)
-    except KeyboardInterrupt:
-        raise SystemExit("\nbgzero-play: interrupted") from None
+    with one_line_errors("bgzero-play"):  # Ctrl-C at a prompt: one line and exit 130, as for every command
+        run(cfg)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,8 @@ from omegaconf import DictConfig
 from bgzero.arena.analysis import parse_dice, read_match, read_position_and_match
 from bgzero.atomic import atomic_write_text
 from bgzero.cli import PROBS_HEADER, hydra_main, one_line_errors, probs_columns
-from bgzero.config_check import ROLLOUT, check
+from bgzero.agents.specs import checkpoint_file
+from bgzero.config_check import ROLLOUT, check, distinct_files
 from bgzero.cube import MatchState, from_match_info
 from bgzero.engine.ids import match_id, position_id
 from bgzero.errors import ConfigError
@@ -43,6 +44,7 @@ def run(cfg: DictConfig) -> dict:
            "agent": str(cfg.agent), "judge": cfg.judge, "settings": {
                k: getattr(settings, k) for k in ("trials", "truncate", "vr", "cubeful", "seed", "database", "se",
                                                  "seconds")}}
+    distinct_files({"output": cfg.output}, {"agent": checkpoint_file(cfg.agent), "judge": checkpoint_file(cfg.judge)})
     doc.update(rollout_document(board, dice, spec, settings, state, on_roll, top=cfg.top, **run_args))
     if cfg.output is not None:
         atomic_write_text(cfg.output, json.dumps(doc, indent=1) + "\n")

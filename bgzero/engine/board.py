@@ -50,7 +50,9 @@ def board_problem(board) -> str | None:
     """What makes ``board`` an impossible position, in words; ``None`` for a valid board.
 
     Checks the shape, that no count is negative, that neither side has more than 15
-    checkers on the board, and that no point is held by both sides. The one definition of
+    checkers on the board, that no point is held by both sides, and that someone can move:
+    both sides on the bar against closed boards would pass for ever (a rollout of it never
+    ends). The one definition of
     a valid board: :func:`validate` raises with it, the move generator reports it.
     """
     arr = np.asarray(board)
@@ -68,6 +70,8 @@ def board_problem(board) -> str | None:
     both = (arr[0, :24] > 0) & (arr[1, 23::-1] > 0)
     if both.any():
         return f"point {int(np.argmax(both)) + 1} (side on roll's numbering) is held by both sides"
+    if all(arr[side, BAR] > 0 and (arr[1 - side, :6] >= 2).all() for side in (0, 1)):
+        return "both sides are on the bar against closed boards: no one can ever move"
     return None
 
 

@@ -142,7 +142,7 @@ def _dice(field: str, text: str) -> tuple[bool, tuple[int, int]]:
     """(double offered, dice) of the dice field."""
     if field.upper() == "D":
         return True, (0, 0)
-    if len(field) == 2 and field.isdigit():
+    if len(field) == 2 and field.isascii() and field.isdigit():  # "²³" is no roll
         dice = (int(field[0]), int(field[1]))
         if dice == (0, 0) or (0 not in dice and max(dice) <= 6):
             return False, dice

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import math
-import shutil
 import time
 import warnings
 from pathlib import Path
@@ -29,10 +28,10 @@ from tqdm import tqdm
 from bgzero.agents.neural import NeuralAgent
 from bgzero.agents.pubeval import PubevalAgent
 from bgzero.arena.duplicate import play_duplicate
-from bgzero.atomic import atomic_write_text
+from bgzero.atomic import atomic_write_text, remove_temporaries
 from bgzero.config_check import TRAIN, check
 from bgzero.engine.classify import CONTACT, RACE
-from bgzero.errors import CheckpointError, ConfigError
+from bgzero.errors import CheckpointError, ConfigError, Interrupted
 from bgzero.learn.run_lock import RunLock
 from bgzero.learn.td import batch_lambda_returns, td_loss
 from bgzero.selfplay.build import build_nets, make_evaluator, self_play_agent
@@ -170,6 +169,8 @@ def train(cfg: DictConfig) -> dict:
 
 
 _RUN_FILES = ("last.pt", "checkpoints", "tb", "result.json")
+_OURS = {"checkpoints": "games_*.pt", "tb": "events.out.tfevents.*"}
+"""What a run writes inside its folders: ``train.overwrite`` removes these and leaves anything else."""
 
 
 def _make_room(cfg: DictConfig) -> None:
@@ -184,9 +185,13 @@ def _make_room(cfg: DictConfig) -> None:
         raise ConfigError(f"{out} already holds a training run: pass train.resume={out / 'last.pt'} to continue it, "
                           "name=NEW for a new run beside it, or train.overwrite=true to replace it")
     for path in earlier:
-        if path.is_dir():
-            shutil.rmtree(path)
-        else:
+        if path.name in _OURS and path.is_dir():  # a checkpoints/ of the user's own keeps what we did not write
+            for ours in path.glob(_OURS[path.name]):
+                ours.unlink()
+            remove_temporaries(path)
+            if not any(path.iterdir()):
+                path.rmdir()
+        elif path.is_file():
             path.unlink()
 
 
@@ -284,6 +289,10 @@ def _train(cfg: DictConfig) -> dict:
             if games >= next_ckpt:
                 checkpoint(f"games_{games:09d}")
                 next_ckpt += cfg.train.checkpoint_every
+    except KeyboardInterrupt:  # Ctrl-C: keep what was learnt, and say how to go on
+        bar.close()
+        last = checkpoint(f"games_{games:09d}")
+        raise Interrupted(f"{last} holds {games} games; continue with train.resume={last}") from None
     finally:
         bar.close()
         if workers:

@@ -24,7 +24,8 @@ import numpy as np
 from tqdm import tqdm
 
 from bgzero.cube import MatchState
-from bgzero.errors import ConfigError
+from bgzero.errors import ConfigError, Interrupted
+from bgzero.interrupts import leave_interrupts_to_the_main_process
 from bgzero.rollout.lockstep import ChunkOutcome, RolloutSettings, check_player, run_chunk
 from bgzero.rollout.players import RolloutPlayer, make_player
 from bgzero.rollout.result import RolloutResult, standard_error, summarise
@@ -94,6 +95,7 @@ def start_method(platform: str, torch_loaded: bool, threads: int) -> str:
 
 def _init_worker(spec: PlayerSpec) -> None:
     global _WORKER
+    leave_interrupts_to_the_main_process()
     _WORKER = spec.build()
     set_torch_threads(1)  # batches always run on one thread: results then match across processes bit for bit
 
@@ -209,6 +211,8 @@ def _collect(runs: Iterator[ChunkOutcome], plan, positions: int, settings: Rollo
                     break
                 if settings.seconds is not None and time.perf_counter() - start >= settings.seconds:
                     break
+        except KeyboardInterrupt:  # Ctrl-C: say how far it got (a partial rollout is no result to save)
+            raise Interrupted(f"{done:,} of {total:,} trials were done; no result was written") from None
         finally:
             close = getattr(runs, "close", None)
             if close is not None:

@@ -57,6 +57,8 @@ def located(path: str | Path) -> Path:
     """``path``, or the shipped file when ``checkpoints/...`` is not in the current
     directory, so the shipped agents (the CLIs' default) work from any directory."""
     path = Path(path)
+    if reason := paths.unusable_name(path):
+        raise CheckpointError(f"checkpoint {shown(str(path))} cannot exist: {reason}")
     if not path.is_file() and not path.is_absolute() and path.parts[:1] == ("checkpoints",):
         shipped = paths.CHECKPOINTS.joinpath(*path.parts[1:])
         if shipped.is_file():

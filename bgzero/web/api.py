@@ -120,7 +120,7 @@ def create_app(engine: Engine, *, default_agent: str, hint_agent: str | None = N
     @app.middleware("http")
     async def cap_body(request: Request, call_next):
         length = request.headers.get("content-length")
-        if length is not None and (not length.isdigit() or int(length) > upload_bytes):
+        if length is not None and (not (length.isascii() and length.isdigit()) or int(length) > upload_bytes):
             return JSONResponse({"error": f"request body over the {upload_bytes}-byte limit"}, status_code=413)
         return await call_next(request)
 

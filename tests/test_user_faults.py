@@ -1,0 +1,395 @@
+"""What a careless or hostile user does, family by family: each must end in one clear line, never
+a traceback, a hang, a silently wrong answer or a lost file.
+
+Each family draws its cases from a generator with a fixed seed, beyond the cases issue 33 named:
+non-ASCII digits, names over the filesystem's limit, OmegaConf interpolations, a full disk
+(faked in-process, and a real ``EFBIG`` under ``RLIMIT_FSIZE`` in a subprocess), an output that
+names an input, and Ctrl-C (SIGINT to the process group, as a terminal sends it, and to the main
+process alone). docs/reliability.md holds the table these tests measure.
+"""
+
+import errno
+import json
+import os
+import random
+import resource
+import signal
+import subprocess
+import sys
+import time
+import unicodedata
+from pathlib import Path
+
+import pytest
+from hydra import compose, initialize_config_dir
+
+from bgzero import paths
+from bgzero.agents.specs import make_agent
+from bgzero.arena.analysis import parse_dice
+from bgzero.atomic import atomic_write, atomic_write_text
+from bgzero.config_check import output_dir, output_file
+from bgzero.engine.xgid import parse_xgid
+from bgzero.errors import CheckpointError, ConfigError, InvalidDiceError, InvalidPositionError, OutputError
+from bgzero.value.checkpoint import load_checkpoint, read_checkpoint
+
+REPO = Path(__file__).resolve().parents[1]
+XGID = "XGID=-b----E-C---eE---c-e----B-:0:0:1:{dice}:0:0:0:0:10"
+ENV = {**os.environ, "PYTHONPATH": str(REPO)}
+
+
+def _cli(module: str, *args: str, cwd: Path | None = None, timeout: float = 120, **popen) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", f"bgzero.cli.{module}", *args], cwd=cwd, env=ENV,
+                          capture_output=True, text=True, timeout=timeout, **popen)
+
+
+def _one_line_error(proc: subprocess.CompletedProcess, prog: str, status: int = 1) -> str:
+    """The one line a refused command printed; fails on a traceback, more lines, or another status."""
+    assert "Traceback" not in proc.stderr, proc.stderr[-2000:]
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert proc.returncode == status and len(lines) == 1 and lines[0].startswith(f"{prog}: "), proc.stderr[-2000:]
+    return lines[0]
+
+
+# --------------------------------------------------------------------------- non-ASCII digits
+
+def _foreign_digits(n: int, seed: int = 33) -> list[str]:
+    """``n`` decimal digits 1-6 of other scripts (Arabic-Indic, Devanagari, fullwidth, ...) and
+    superscripts: ``str.isdigit`` says yes to all, and ``int`` reads most of them."""
+    digits = [c for c in map(chr, range(0x80, 0x20000)) if c.isdigit() and unicodedata.digit(c, 0) in range(1, 7)]
+    return random.Random(seed).sample(digits, n)
+
+
+def test_non_ascii_digits_are_refused_in_an_xgid_a_roll_and_an_agent_spec():
+    for digit in _foreign_digits(40):
+        with pytest.raises(InvalidPositionError, match="dice field"):  # int("٣") is 3: it was read as a roll
+            parse_xgid(XGID.format(dice="3" + digit))
+        with pytest.raises(InvalidDiceError):
+            parse_dice("3" + digit)
+        with pytest.raises(ConfigError, match="whole number"):
+            make_agent(f"random:{digit}")
+        with pytest.raises(ConfigError, match="ply after"):
+            make_agent(f"pubeval@{digit}")
+    assert parse_xgid(XGID.format(dice="31"))[1].dice == (3, 1)
+
+
+def test_superscript_dice_on_the_command_line_are_one_line():
+    proc = _cli("hint", f"position={XGID.format(dice='²³')}")
+    assert "dice field '²³'" in _one_line_error(proc, "bgzero-hint")
+
+
+def test_non_ascii_digits_get_a_4xx_from_the_web_api():
+    pytest.importorskip("fastapi")
+    pytest.importorskip("httpx")
+    from fastapi.testclient import TestClient
+
+    from bgzero.web.api import create_app
+    from bgzero.web.engine import Engine
+
+    with TestClient(create_app(Engine(["strong"]), default_agent="strong")) as client:
+        for digit in _foreign_digits(6, seed=7) + ["²", "³"]:
+            answer = client.get("/api/move", params={"position": XGID.format(dice="3" + digit)})
+            assert 400 <= answer.status_code < 500 and "dice" in answer.json()["error"], answer.text
+            answer = client.get("/api/move", params={"position": "4HPwATDgc/ABMA", "dice": digit + "1"})
+            assert 400 <= answer.status_code < 500, answer.text
+
+
+# --------------------------------------------------------------------------- names over the limit
+
+def _long_names(seed: int = 255) -> list[str]:
+    """Names just over and far over 255 bytes, in ASCII and in multi-byte letters (under 255 characters)."""
+    rng = random.Random(seed)
+    return ["a" * 256, "b" * 4000, "é" * 128, "x" * rng.randint(257, 1000) + ".pt", "ü" * 200 + ".json"]
+
+
+def test_names_over_the_limit_are_one_line_errors_before_anything_is_touched(tmp_path):
+    for name in _long_names():
+        path = tmp_path / name
+        with pytest.raises(CheckpointError, match="over the 255"):
+            read_checkpoint(path)
+        with pytest.raises(CheckpointError, match="over the 255"):
+            load_checkpoint(tmp_path / name / "last.pt")
+        with pytest.raises(OutputError, match="over the 255"):
+            atomic_write_text(path, "x")
+        with pytest.raises(ConfigError, match="over the 255"):
+            output_file()("output", str(path))
+        with pytest.raises(ConfigError, match="over the 255"):
+            output_dir()("out", str(path / "run"))
+    assert list(tmp_path.iterdir()) == []
+    atomic_write_text(tmp_path / ("a" * 250), "fits")  # 250 bytes is a name like any other
+
+
+def test_a_long_checkpoint_name_on_the_command_line_is_one_line(tmp_path):
+    proc = _cli("rollout", "position=4HPwATDgc/ABMA", "trials=4", f"agent=checkpoint:{tmp_path / ('a' * 300)}.pt",
+                "progress=false")
+    assert "over the 255" in _one_line_error(proc, "bgzero-rollout")
+
+
+# --------------------------------------------------------------------------- interpolation
+
+@pytest.mark.parametrize("module, args", [
+    ("hint", ["position=4HPwATDgc/ABMA", "dice=${nope}"]),
+    ("rollout", ["position=4HPwATDgc/ABMA", "trials=${nope}", "progress=false"]),
+    ("rollout", ["position=${oc.env:BGZERO_UNSET_VARIABLE}", "progress=false"]),
+])
+def test_an_interpolation_that_does_not_resolve_is_one_line(module, args):
+    proc = _cli(module, *args)
+    line = _one_line_error(proc, f"bgzero-{module}")
+    assert "nope" in line or "BGZERO_UNSET_VARIABLE" in line
+
+
+# --------------------------------------------------------------------------- bounds
+
+def _too_big(seed: int = 6) -> list[tuple[str, str, str]]:
+    """(schema, key, value): sizes no run can reach, each just past its bound and far past it."""
+    from bgzero.config_check import MOST_PROCESSES
+
+    rng = random.Random(seed)
+    cases = [("TRAIN", "train.games", 10**10), ("TRAIN", "seed", 2**63 - 1), ("TRAIN", "td.lr", 10),
+             ("TRAIN", "selfplay.parallel_games", 100_000), ("TRAIN", "selfplay.games_per_chunk", 100_000),
+             ("TRAIN", "selfplay.workers", MOST_PROCESSES), ("EVAL", "processes", MOST_PROCESSES),
+             ("ROLLOUT", "trials", 10**9), ("ROLLOUT", "processes", MOST_PROCESSES), ("PRUNE", "hidden", 65_536)]
+    out = []
+    for schema, key, bound in cases:
+        for past in (bound + 1 if isinstance(bound, int) else bound * 1.01, bound * rng.randint(10, 10**6)):
+            out.append((schema, key, past))
+    return out + [("TRAIN", "net.hidden", [65_537]), ("TRAIN", "td.lr", 1e30), ("TRAIN", "seed", 10**29)]
+
+
+def test_every_size_has_a_bound_that_says_why():
+    import bgzero.config_check as config_check
+    from omegaconf import OmegaConf
+
+    for schema, key, value in _too_big():
+        cfg = OmegaConf.create({})
+        OmegaConf.update(cfg, key, value)
+        with pytest.raises(ConfigError, match=rf"^{key}=.*\(|{key}=.*from 1 to"):
+            config_check.check(cfg, getattr(config_check, schema))
+
+
+@pytest.mark.parametrize("module, args", [
+    ("rollout", ["position=4HPwATDgc/ABMA", "trials=100000000000000", "seconds=3", "progress=false"]),
+    ("eval", ["a=random:1", "b=random:2", "games=4", "processes=100000", "progress=false"]),
+])
+def test_a_size_past_its_bound_is_refused_at_once(module, args, tmp_path):
+    started = time.monotonic()
+    proc = _cli(module, *args, cwd=tmp_path, timeout=60)
+    assert "not allowed" in _one_line_error(proc, f"bgzero-{module}") and time.monotonic() - started < 30
+    assert list(tmp_path.iterdir()) == []
+
+
+# --------------------------------------------------------------------------- a full disk
+
+@pytest.mark.parametrize("code", [errno.ENOSPC, errno.EFBIG, errno.EDQUOT, errno.EIO])
+def test_a_write_that_fails_mid_way_keeps_the_old_file(tmp_path, code):
+    target = tmp_path / "report.json"
+    target.write_text("the earlier report")
+    rng = random.Random(code)
+
+    def write(f):  # writes a little, then the disk is full: the os.write under it fails
+        f.write("x" * rng.randint(1, 5000))
+        raise OSError(code, os.strerror(code))
+
+    with pytest.raises(OutputError, match=os.strerror(code)):
+        atomic_write(target, write)
+    assert target.read_text() == "the earlier report"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report.json"]  # no temporary left
+
+
+def _limit_file_size(size: int):
+    def limit():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # over the limit, write() then fails with EFBIG
+        resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
+    return limit
+
+
+def test_a_real_file_size_limit_is_one_line_and_keeps_the_old_output(tmp_path):
+    """The kernel's own refusal (EFBIG under RLIMIT_FSIZE), as a full disk's ENOSPC would be."""
+    args = ["position=4HPwATDgc/ABMA", "trials=8", "agent=pubeval", "vr=false", "progress=false"]
+    assert _cli("rollout", *args).returncode == 0  # numba's cache is written now, not under the limit
+    out = tmp_path / "rollout.json"
+    out.write_text("the earlier rollout\n")
+    proc = _cli("rollout", *args, f"output={out}", preexec_fn=_limit_file_size(300))
+    assert "File too large" in _one_line_error(proc, "bgzero-rollout")
+    assert out.read_text() == "the earlier rollout\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["rollout.json"]
+
+
+# --------------------------------------------------------------------------- an output that names an input
+
+def _aliases(path: Path) -> list[Path]:
+    """Other names of ``path``'s file: with ./ and .., absolute and relative, a symbolic and a hard link."""
+    folder = path.parent
+    (folder / "sub").mkdir(exist_ok=True)
+    (folder / "soft.link").symlink_to(path)
+    os.link(path, folder / "hard.link")
+    return [path, folder / "." / path.name, folder / "sub" / ".." / path.name, folder / "soft.link",
+            folder / "hard.link", Path(os.path.relpath(path))]
+
+
+def test_an_output_that_is_an_input_is_refused_under_any_of_its_names(tmp_path):
+    from bgzero.config_check import distinct_files
+
+    source = tmp_path / "X.pt"
+    source.write_bytes(b"weights")
+    for alias in _aliases(source):
+        with pytest.raises(ConfigError, match="would destroy"):
+            distinct_files({"output": alias}, {"agent": source})
+        with pytest.raises(ConfigError, match="also the output"):
+            distinct_files({"output": tmp_path / "new.html", "html": tmp_path / "new.html"}, {"agent": alias})
+    distinct_files({"output": tmp_path / "other.pt", "html": None}, {"agent": source, "judge": None})
+    assert source.read_bytes() == b"weights"
+
+
+def _rollout(*overrides):
+    from bgzero.cli.rollout import run
+
+    with initialize_config_dir(config_dir=str(paths.CONFIGS), version_base="1.3"):
+        return run(compose("rollout", overrides=["progress=false", "trials=4", *overrides]))
+
+
+def test_a_rollout_never_writes_over_its_own_checkpoint(tiny_checkpoint, tmp_path):
+    ckpt = tmp_path / "X.pt"
+    ckpt.write_bytes(tiny_checkpoint.read_bytes())
+    for alias in _aliases(ckpt):
+        with pytest.raises(ConfigError, match="would destroy"):
+            _rollout("position=4HPwATDgc/ABMA", f"agent=checkpoint:{ckpt}", f"output={alias}")
+    load_checkpoint(ckpt)
+
+
+def test_an_analysis_never_writes_over_its_match_or_its_judge(tiny_checkpoint, tmp_path):
+    from bgzero.arena.match import play_matches
+    from bgzero.arena.matchfiles import write_match_file
+    from bgzero.cli.analyze import run
+    from tests.test_match import RandomCube
+
+    record = play_matches(RandomCube(1), RandomCube(2), [5], length=1, names=("a", "b"))[0]
+    files = [write_match_file(tmp_path / "M.mat", record), write_match_file(tmp_path / "M.sgf", record)]
+    before = [f.read_bytes() for f in files]
+    judge = f"checkpoint:{tiny_checkpoint}@0"
+
+    def analyze(*overrides):
+        with initialize_config_dir(config_dir=str(paths.CONFIGS), version_base="1.3"):
+            return run(compose("analyze", overrides=["progress=false", *overrides]))
+
+    for f in files:
+        with pytest.raises(ConfigError, match="would destroy"):
+            analyze(f"match={f}", f"agent={judge}", f"html={f}")
+    with pytest.raises(ConfigError, match="also the output"):
+        analyze(f"match={files[0]}", f"agent={judge}", f"html={tmp_path / 'r.json'}", f"output={tmp_path / 'r.json'}")
+    with pytest.raises(ConfigError, match="would destroy"):
+        analyze(f"match={files[0]}", f"agent={judge}", f"output={tiny_checkpoint}")
+    assert [f.read_bytes() for f in files] == before
+    load_checkpoint(tiny_checkpoint)
+
+
+# --------------------------------------------------------------------------- Ctrl-C
+
+TINY = ["experiment=tiny", "eval.every_games=0", "eval.final_games=2", "train.checkpoint_every=16",
+        "selfplay.parallel_games=8", "selfplay.games_per_chunk=8", "train.games=100000", "train.progress=false"]
+
+
+def _interrupt(args: list[str], ready, group: bool, cwd: Path, seconds: float = 120) -> subprocess.CompletedProcess:
+    """Start a command, wait until ``ready()``, then send SIGINT to its group (a terminal's Ctrl-C) or to it alone."""
+    proc = subprocess.Popen([sys.executable, "-m", *args], cwd=cwd, env=ENV, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + seconds
+        while not ready() and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert proc.poll() is None, proc.communicate()[1][-2000:]
+        os.killpg(proc.pid, signal.SIGINT) if group else proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=seconds)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
+def _train_interrupted(tmp_path: Path, group: bool) -> None:
+    out = tmp_path / "run"
+    proc = _interrupt(["bgzero.cli.train", *TINY, f"train.out_dir={out}", "selfplay.workers=1"],
+                      lambda: (out / "checkpoints").is_dir() and any((out / "checkpoints").glob("*.pt")),
+                      group, tmp_path)
+    line = _one_line_error(proc, "bgzero-train", status=130)
+    assert f"train.resume={out / 'last.pt'}" in line
+    kept = load_checkpoint(out / "last.pt")
+    assert f"holds {kept['games']} games" in line and kept["games"] >= 16
+    assert not list(out.rglob("*.tmp"))
+
+
+def test_ctrl_c_to_the_group_stops_training_with_last_pt_and_how_to_resume(tmp_path):
+    _train_interrupted(tmp_path, group=True)
+
+
+@pytest.mark.slow
+def test_sigint_to_the_learner_alone_stops_training_with_last_pt(tmp_path):
+    _train_interrupted(tmp_path, group=False)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("group", [True, False])
+@pytest.mark.parametrize("module, args, kept", [
+    ("rollout", ["position=4HPwATDgc/ABMA", "trials=10000000", "agent=pubeval", "vr=false", "progress=false",
+                 "output=r.json"], "trials"),
+    ("eval", ["a=random:1", "b=random:2", "games=1000000", "out=e", "progress=false"], "games were finished"),
+    ("match", ["a=random:1", "b=random:2", "matches=100000", "shard=1", "out=m", "progress=false"],
+     "matches were finished"),
+])
+def test_ctrl_c_stops_a_long_command_in_one_line_and_writes_nothing_half(tmp_path, module, args, kept, group):
+    started = time.monotonic()
+    proc = _interrupt([f"bgzero.cli.{module}", *args], lambda: time.monotonic() - started > 10, group, tmp_path)
+    assert kept in _one_line_error(proc, f"bgzero-{module}", status=130)
+    assert not list(tmp_path.rglob("*.tmp")) and not (tmp_path / "r.json").exists()
+    if module != "rollout":  # the games finished are kept, marked partial
+        result = json.loads((tmp_path / args[-2][4:] / "result.json").read_text())
+        assert result["partial"] is True and result["games"] > 0
+
+def test_overwrite_removes_only_what_a_run_of_ours_wrote(tmp_path):
+    from bgzero.learn.train import train
+    from tests.conftest import compose_train
+
+    mine = {"checkpoints/mine.pt": b"my own weights", "checkpoints/notes.txt": b"notes", "tb/README": b"mine"}
+    for name, data in mine.items():
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_bytes(data)
+    overrides = ["experiment=tiny", f"train.out_dir={tmp_path}", "train.games=16", "eval.final_games=2",
+                 "train.progress=false", "train.overwrite=true"]
+    train(compose_train(*overrides))
+    train(compose_train(*overrides))  # replaces the first run: its checkpoints go, the user's files stay
+    assert {name: (tmp_path / name).read_bytes() for name in mine} == mine
+    assert [p.name for p in (tmp_path / "checkpoints").glob("games_*.pt")] == ["games_000000016.pt"]
+
+
+# --------------------------------------------------------------------------- dead positions
+
+def _dead_boards(n: int, seed: int = 8) -> list:
+    """Both sides on the bar against closed home boards, the other checkers anywhere they fit."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    boards = []
+    while len(boards) < n:
+        board = np.zeros((2, 25), np.int8)
+        for side in (0, 1):
+            board[side, :6] = 2
+            board[side, 24] = rng.integers(1, 4)
+        for side in (0, 1):
+            for _ in range(15 - int(board[side].sum()) - int(rng.integers(0, 3))):
+                col = int(rng.integers(0, 24))
+                if board[1 - side, 23 - col] == 0:
+                    board[side, col] += 1
+        boards.append(board)
+    return boards
+
+
+def test_a_position_where_no_one_can_ever_move_is_refused():
+    from bgzero.engine.board import validate
+    from bgzero.engine.ids import board_from_position_id
+
+    with pytest.raises(InvalidPositionError, match="no one can ever move"):
+        board_from_position_id("27ZhAEDbtmEAQA")  # issue 33's: a rollout of it never ended
+    for board in _dead_boards(30):
+        with pytest.raises(InvalidPositionError, match="no one can ever move"):
+            validate(board)
+        board[0, 24], board[0, 0] = 0, board[0, 0] + board[0, 24]  # one side off the bar: play goes on
+        validate(board)
