@@ -317,6 +317,7 @@ def _train_interrupted(tmp_path: Path, group: bool) -> None:
     assert not list(out.rglob("*.tmp"))
 
 
+@pytest.mark.slow  # once, beside four other test runs on 2 cores, the run did not end within 120 s of the signal
 def test_ctrl_c_to_the_group_stops_training_with_last_pt_and_how_to_resume(tmp_path):
     _train_interrupted(tmp_path, group=True)
 
