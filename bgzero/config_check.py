@@ -287,7 +287,7 @@ SERVE = {"agent": AGENT, "host": text(), "port": whole(0, 65535), "connections":
 ANALYZE = {"input": text(null=True), "output": output_file(null=True), "agent": AGENT,
            "on_error": choice("skip", "stop"), "batch_size": whole(1), "match": text(null=True),
            "html": output_file(null=True), "player": text(null=True), "jacoby": flag(), "progress": flag(),
-           "rollout": whole(1, null=True), "rollout_worst": whole(1), "rollout_seed": SEED}
+           "rollout": whole(1, null=True), "rollout_worst": whole(1), "rollout_seed": SEED, "luck_ply": PLY}
 HINT = {"agent": AGENT, "rollout": whole(1, 10**9, null=True, why="trials a play; a billion is days of work"), "rollout_top": whole(1), "rollout_seed": SEED}
 ROLLOUT = {"top": whole(1), "agent": AGENT, "judge": text(null=True), "trials": TRIALS, "truncate": whole(1, null=True),
            "cubeful": flag(), "vr": flag(), "seed": SEED, "se": number(above=0, null=True),

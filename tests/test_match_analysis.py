@@ -4,6 +4,7 @@ import json
 import shutil
 import subprocess
 
+import numpy as np
 import pytest
 from hydra import compose, initialize_config_dir
 
@@ -130,3 +131,26 @@ def test_html_report_renders_in_headless_chromium(judged, tmp_path):
                     f"--screenshot={shot}", "--window-size=1100,1400", page.as_uri()],
                    capture_output=True, timeout=120, check=True)
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20_000
+
+
+def test_the_played_move_is_judged_at_the_full_ply_as_gnubg_does():
+    """The issue's example: 11/10 9/3 was once scored at 1 ply against 23/22 9/3 at 2 (a 0.203 'loss')."""
+    from bgzero.agents.cubeful import cube_values_at
+    from bgzero.arena.analysis import match_context, read_position_and_match
+    from bgzero.arena.match_analysis import judge_play
+    from bgzero.cube import may_double, normalised, proper_value
+    from bgzero.engine.notation import parse_move
+    from bgzero.value.checkpoint import load_evaluator
+
+    evaluator = load_evaluator(paths.CHECKPOINTS / "strong.pt")
+    board, info = read_position_and_match("OM/gAHBb20gAEQ:EQGnABAAAAAE")
+    state, player = match_context(info)
+    best, played, lost, count = judge_play(evaluator, board, (6, 1), parse_move(board, (6, 1), "11/10 9/3"),
+                                           state, player, 2)
+    results = np.stack([parse_move(board, (6, 1), m) for m in ("23/22 9/3", "11/10 9/3")])
+    opp = 1 - player
+    values, _ = cube_values_at(evaluator, results, [state, state], [opp, opp], 2)  # the opponent on roll
+    assert may_double(state, opp)
+    emg = [normalised(1 - proper_value(v.no_double, v.double_take, v.double_pass), state, player) for v in values]
+    assert (best, played) == ("23/22 9/3", "11/10 9/3") and count > 10
+    assert lost == pytest.approx(emg[0] - emg[1], abs=0.005) and lost < 0.05

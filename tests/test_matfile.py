@@ -196,6 +196,29 @@ def test_gnubgs_game_given_up_before_its_first_play_reads(tmp_path):
     assert out.getvalue().rstrip().endswith("The 3-point match did not finish: gnubg 2, root 0.")
 
 
+GNUBG_ROLLER_RESIGNS = """; [EventDate "2026.12.02"]
+
+ 3 point match
+
+ Game 1
+ gnubg : 0                      root : 0
+  1) 21:                         Wins 2 points
+
+ Game 2
+ gnubg : 0                      root : 2
+  1) 21:                         Wins 1 point
+"""
+"""gnubg 1.07's ``export match mat`` after ``roll``, ``resign gammon``, ``accept`` (then the same
+with ``resign normal``), both players human, ``set seed 5``: the roller gives each game up
+before its play. Its ``save match`` SGF has ``;PL[W]DI[21]`` and ``RE[B+2R]``."""
+
+
+def test_gnubgs_game_given_up_by_the_roller_before_its_play_reads():
+    record = parse_match(GNUBG_ROLLER_RESIGNS)
+    assert [(g.winner, g.points, g.resigned, g.actions) for g in record.games] == [(1, 2, True, ()), (1, 1, True, ())]
+    assert record.score == (0, 3) and record.unfinished is None
+
+
 def test_rules_are_checked_on_replay():
     crawford = GOLDEN.replace("  2) 66:                         65: 13/8 13/7 ",
                               "  2)  Doubles => 2                Takes\n  3) 66:                         65: 13/8 13/7 ")

@@ -167,12 +167,14 @@ def _results_values(evaluator, results: np.ndarray, states, movers: np.ndarray, 
 
 
 def score_moves(evaluator, moves, states: Sequence[MatchState] | None, players, ply: int,
-                filters=DEFAULT_FILTERS) -> MoveScores:
+                filters=DEFAULT_FILTERS, keep=None) -> MoveScores:
     """Score every candidate for the score and cube of its position, up to ``ply`` with gnubg's move filters.
 
     ``states[b]`` and ``players[b]`` are board ``b``'s match state and mover; with ``states``
     ``None`` the scores are cubeless equities (and ``players`` only need the right length). Each level keeps the best candidates by the
-    previous level's normalised score and re-scores them one ply deeper.
+    previous level's normalised score and re-scores them one ply deeper. ``keep`` (global
+    candidate indices) pass every filter: an analysis scores the played move at the full
+    ply, as gnubg adds it to its move list, so its loss compares like with like.
     """
     m = len(moves.results)
     owner = np.repeat(np.arange(len(moves.offsets) - 1), np.diff(moves.offsets))
@@ -186,6 +188,8 @@ def score_moves(evaluator, moves, states: Sequence[MatchState] | None, players, 
     for level in range(1, ply + 1):
         flt = filters[min(level - 1, len(filters) - 1)]
         alive = filter_candidates(levels[alive, level - 1], owner[alive], alive, flt)
+        if keep is not None:
+            alive = np.union1d(alive, keep)
         sub_states = None if cand_states is None else [cand_states[i] for i in alive]
         value[alive], levels[alive, level], probs[alive] = _results_values(
             evaluator, moves.results[alive], sub_states, cand_movers[alive], level)

@@ -11,9 +11,12 @@ Errors are in normalised equity (the cube at 1); gnubg's marks use its threshold
   unforced moves, cube over the cube decisions that count -- every double and take, and
   every turn without a double where doubling was right or cost under 0.16 (gnubg's "close").
 * **PR**, XG's convention: mean equity lost over all those decisions x 500.
-* **Luck** of a roll: the equity after its best play minus the mean over the 21 rolls (the
-  15 non-doubles for an opening roll), scored at 0-ply as gnubg's luck analysis is, times
-  the cube in points. The luck-adjusted result takes each side's luck out of its points.
+* **Luck** of a roll, gnubg's definition: the cubeful equity (EMG in a match) after its best
+  play minus the mean over the 21 rolls (the 15 non-doubles for an opening roll), at
+  ``luck_ply`` (0 by default, as in gnubg 1.07). Summed, it is gnubg's "Luck total EMG";
+  times the cube, points. The luck-adjusted result takes each side's luck out of its points.
+* Every play is judged at the analysis ply, the played move included, and every position
+  of a match (or of a folder of matches) goes through the batched search together.
 """
 
 from __future__ import annotations
@@ -24,18 +27,21 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 from tqdm import tqdm
 
-from bgzero.arena.analysis import best_moves, cube_analysis, rank_moves
+from bgzero.agents.cubeful import cube_decisions, score_moves
 from bgzero.arena.match import DOUBLE, MOVE, MatchGame, MatchRecord
 from bgzero.cube import TAKE, MatchState, after_take, may_double, to_match_info
 from bgzero.engine.board import START
-from bgzero.engine.game import ROLL_WEIGHTS, ROLLS, game_results
+from bgzero.engine.game import ROLL_WEIGHTS, ROLLS
 from bgzero.engine.ids import board_from_position_id, match_id, position_id
-from bgzero.engine.notation import parse_move
+from bgzero.engine.movegen import generate
+from bgzero.engine.notation import format_steps, parse_move
+from bgzero.engine.segments import segment_argmax
 
 MARKS = ((0.16, "very bad"), (0.08, "bad"), (0.04, "doubtful"))  # gnubg's arSkillLevel
 RATINGS = ((0.005, "Supernatural"), (0.010, "World class"), (0.015, "Expert"), (0.020, "Advanced"),
            (0.025, "Intermediate"), (0.030, "Casual player"), (0.035, "Beginner"))  # else "Awful!"
 CLOSE_CUBE = 0.16  # a turn without a double counts as a cube decision when doubling costs less
+BATCH = 256  # positions per batched search: bigger batches only add memory traffic
 _OPENING = np.where(ROLLS[:, 0] == ROLLS[:, 1], 0.0, 2.0) / 30.0  # an opening roll is never a double
 
 
@@ -58,7 +64,7 @@ class Decision:
     forced: bool = False
     counted: bool = True  # part of the error rates (unforced plays, cube decisions that count)
     error: str = ""  # "missed double", "wrong double", "wrong take" or "wrong pass"
-    luck: float | None = None  # checker plays: the roll's luck, normalised equity
+    luck: float | None = None  # checker plays: the roll's luck, normalised (EMG)
     cube: int = 1
 
 
@@ -77,6 +83,7 @@ class PlayerStats:
     wrong_takes: int = 0
     wrong_passes: int = 0
     luck: float = 0.0  # points: each roll's luck times the cube
+    luck_emg: float = 0.0  # gnubg's "Luck total EMG": each roll's luck, normalised
     points: int = 0  # points won minus points lost
     games: int = 0
     decisions: list = field(default_factory=list)
@@ -113,6 +120,7 @@ class PlayerStats:
         self.decisions.append(d)
         if d.luck is not None:
             self.luck += d.luck * d.cube
+            self.luck_emg += d.luck
         if not d.counted:
             return
         if d.kind == "checker":
@@ -131,7 +139,8 @@ class PlayerStats:
     def merge(self, other: PlayerStats) -> None:
         """Add ``other``'s totals (the same player in another match)."""
         for name in ("checker_decisions", "checker_error", "cube_decisions", "cube_error", "missed_doubles",
-                     "wrong_doubles", "wrong_takes", "wrong_passes", "luck", "points", "games", "opponent_luck"):
+                     "wrong_doubles", "wrong_takes", "wrong_passes", "luck", "luck_emg", "points", "games",
+                     "opponent_luck"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         for mark in self.marks:
             self.marks[mark] += other.marks[mark]
@@ -141,6 +150,7 @@ class PlayerStats:
         out = {"name": self.name, "checker_error_rate": round(self.checker_error_rate, 2),
                "cube_error_rate": round(self.cube_error_rate, 2), "error_rate": round(self.error_rate, 2),
                "pr": round(self.pr, 2), "rating": self.rating, "luck": round(self.luck, 4),
+               "luck_emg": round(self.luck_emg, 4),
                "luck_adjusted_points": round(self.luck_adjusted, 4), "points": self.points, "games": self.games,
                "checker_decisions": self.checker_decisions, "cube_decisions": self.cube_decisions,
                "marks": dict(self.marks), "missed_doubles": self.missed_doubles, "wrong_doubles": self.wrong_doubles,
@@ -170,38 +180,91 @@ def mark(lost: float) -> str:
     return next((name for top, name in MARKS if lost >= top), "")
 
 
-def judge_play(evaluator, board, dice, played_board, state: MatchState, player: int, ply: int):
-    """(best, played) :class:`~bgzero.arena.analysis.RankedMove` of a checker play, and the count of plays.
+@dataclass(frozen=True)
+class _Play:
+    """A checker play waiting for its judgment: where it was made, and what was played."""
 
-    The one place a checker play is judged: it ranks as ``bgzero-hint`` does, so a
-    match-aware ranking there is a match-aware judgment here.
-    """
-    ranked = rank_moves(evaluator, board, dice, ply, state=state, player=player)
-    target = position_id(played_board)
-    played = next(m for m in ranked if m.result == target)
-    return ranked[0], played, len(ranked)
-
-
-def judge_cube(evaluator, board, state: MatchState, player: int, ply: int):
-    """The :class:`~bgzero.cube.CubeDecision` for ``player`` on roll at ``board``, before the roll (or ``None``)."""
-    return cube_analysis(evaluator, board, to_match_info(state, on_roll=player), ply).decision
+    match: int
+    game: int
+    k: int
+    player: int
+    board: np.ndarray
+    dice: tuple[int, int]
+    after: np.ndarray
+    state: MatchState
+    opening: bool
 
 
-def analyse_match(evaluator, record: MatchRecord, ply: int = 0, *, agent: str = "", progress: bool = False,
-                  source: str = "") -> MatchAnalysis:
+@dataclass(frozen=True)
+class _Cube:
+    """A turn's cube action waiting for its judgment (``doubled``: the player doubled; ``answer``: the reply)."""
+
+    match: int
+    game: int
+    k: int
+    player: int
+    board: np.ndarray
+    state: MatchState
+    doubled: bool
+    answer: str | None
+
+
+def judge_play(evaluator, board, dice, played_board, state: MatchState, player: int,
+               ply: int) -> tuple[str, str, float, int]:
+    """(best move, played move, equity lost, legal plays) of one checker play, both moves scored at ``ply``."""
+    play = _Play(0, 1, 0, player, board, tuple(dice), played_board, state, False)
+    return _judge_plays(evaluator, [play], ply, 1, _NO_BAR)[0]
+
+
+def analyse_match(evaluator, record: MatchRecord, ply: int = 0, *, luck_ply: int = 0, agent: str = "",
+                  progress: bool = False, source: str = "") -> MatchAnalysis:
     """Judge every checker play and cube decision of both players of ``record``."""
-    players = [PlayerStats(name) for name in record.names]
-    games = list(enumerate(record.games, 1))
-    for number, game in tqdm(games, desc=source or "games", unit="game", disable=not progress, leave=False):
-        decisions = _judge_game(evaluator, record, number, game, ply)
-        for d in decisions:
+    return analyse_matches(evaluator, [record], ply, luck_ply=luck_ply, agent=agent, progress=progress,
+                           sources=[source])[0]
+
+
+def analyse_matches(evaluator, records: list[MatchRecord], ply: int = 0, *, luck_ply: int = 0, agent: str = "",
+                    progress: bool = False, sources=None, batch: int = BATCH) -> list[MatchAnalysis]:
+    """One :class:`MatchAnalysis` per record, every position of all of them searched in batches.
+
+    Every position is known before the analysis starts, so the checker plays, the cube
+    actions and the luck rolls of all the matches go through the batched search together
+    (``batch`` positions at a time), not one decision at a time. Checker plays and cube
+    actions are judged at ``ply``, the played move included (as gnubg does); luck at
+    ``luck_ply`` (gnubg's default 0).
+    """
+    sources = list(sources) if sources is not None else [""] * len(records)
+    plays, cubes = [], []
+    for m, record in enumerate(records):
+        for number, game in enumerate(record.games, 1):
+            _replay(m, record, number, game, plays, cubes)
+    bar = tqdm(total=2 * len(plays) + len(cubes), desc="positions", unit="pos", disable=not progress, leave=False)
+    judged = _judge_plays(evaluator, plays, ply, batch, bar)
+    luck = _luck(evaluator, plays, luck_ply, batch, bar)
+    decided = _judge_cubes(evaluator, cubes, ply, batch, bar)
+    bar.close()
+    found: list[list[tuple]] = [[] for _ in records]
+    for p, (best, played, lost, count), lk in zip(plays, judged, luck):
+        forced = count <= 1
+        d = Decision(p.game, p.k + 1, p.player, "checker", position_id(p.board),
+                     match_id(to_match_info(p.state, on_roll=p.player, dice=p.dice)), p.dice, played, best, lost,
+                     "" if forced else mark(lost), forced, not forced, luck=lk, cube=p.state.cube.value)
+        found[p.match].append((p.game, p.k, 1, d))
+    for c, decision in zip(cubes, decided):
+        found[c.match] += [(c.game, c.k, 0, d) for d in _cube_decisions(c, decision)]
+    out = []
+    for m, record in enumerate(records):
+        players = [PlayerStats(name) for name in record.names]
+        for *_, d in sorted(found[m], key=lambda t: t[:3]):
             players[d.player].add(d)
+        for game in record.games:
+            for p in (0, 1):
+                players[p].games += 1
+                players[p].points += game.points if game.winner == p else -game.points
         for p in (0, 1):
-            players[p].games += 1
-            players[p].points += game.points if game.winner == p else -game.points
-    for p in (0, 1):
-        players[p].opponent_luck = players[1 - p].luck
-    return MatchAnalysis(record.length, players, agent, ply, [source] if source else [])
+            players[p].opponent_luck = players[1 - p].luck
+        out.append(MatchAnalysis(record.length, players, agent, ply, [sources[m]] if sources[m] else []))
+    return out
 
 
 def merge_analyses(analyses: Iterable[MatchAnalysis], player: str | None = None) -> MatchAnalysis:
@@ -217,78 +280,124 @@ def merge_analyses(analyses: Iterable[MatchAnalysis], player: str | None = None)
     return MatchAnalysis(length, list(by_name.values()), sources=sources)
 
 
-def _judge_game(evaluator, record: MatchRecord, number: int, game: MatchGame, ply: int) -> list[Decision]:
+def _replay(m: int, record: MatchRecord, number: int, game: MatchGame, plays: list, cubes: list) -> None:
+    """Append the checker plays and cube actions of one game, in order."""
     state = MatchState(record.length, game.score, crawford=game.crawford, jacoby=record.jacoby)
-    board, out, luck_at = START, [], []
-    actions = game.actions
+    board, actions = START, game.actions
     for k, action in enumerate(actions):
         player = action.player
         if action.kind == MOVE:
-            before_double = k == 0 or actions[k - 1].kind not in (TAKE,)
+            before_double = k == 0 or actions[k - 1].kind != TAKE
             if k > 0 and before_double and may_double(state, player):  # the turn began without a double
-                out += _cube_decisions(evaluator, board, state, player, ply, number, k, doubled=False)
+                cubes.append(_Cube(m, number, k, player, board, state, False, None))
             after = parse_move(board, action.dice, " ".join(f"{s}/{d}" for s, d in action.steps))
-            best, played, count = judge_play(evaluator, board, action.dice, after, state, player, ply)
-            lost = max(0.0, best.equity - played.equity)
-            forced = count <= 1
-            out.append(Decision(number, k + 1, player, "checker", position_id(board),
-                                match_id(to_match_info(state, on_roll=player, dice=action.dice)), action.dice,
-                                played.move, best.move, lost, "" if forced else mark(lost), forced, not forced,
-                                cube=state.cube.value))
-            luck_at.append((len(out) - 1, board, action.dice, k == 0))
+            plays.append(_Play(m, number, k, player, board, tuple(action.dice), after, state, k == 0))
             board = after
         elif action.kind == DOUBLE:
             answer = actions[k + 1].kind if k + 1 < len(actions) else TAKE
-            out += _cube_decisions(evaluator, board, state, player, ply, number, k, doubled=True, answer=answer)
+            if may_double(state, player):
+                cubes.append(_Cube(m, number, k, player, board, state, True, answer))
             if answer == TAKE:
                 state = after_take(state, player)
-    _add_luck(evaluator, out, luck_at)
+
+
+class _NoBar:
+    def update(self, n: int) -> None:
+        pass
+
+
+_NO_BAR = _NoBar()
+
+
+def _chunks(items: list, size: int):
+    for lo in range(0, len(items), size):
+        yield items[lo:lo + size]
+
+
+def _judge_plays(evaluator, plays: list[_Play], ply: int, batch: int, bar) -> list[tuple[str, str, float, int]]:
+    """(best move, played move, equity lost, legal plays) of each play, both moves scored at ``ply``."""
+    out = []
+    for part in _chunks(plays, batch):
+        boards = np.stack([p.board for p in part])
+        moves = generate(boards, np.array([p.dice for p in part], np.int8))
+        offsets = moves.offsets
+        results = moves.results.reshape(len(moves.results), -1)
+        played = np.array([offsets[b] + int(np.flatnonzero((results[offsets[b]:offsets[b + 1]]
+                                                             == p.after.reshape(-1)).all(axis=1))[0])
+                           for b, p in enumerate(part)], np.int64)
+        scores = score_moves(evaluator, moves, [p.state for p in part], [p.player for p in part], ply, keep=played)
+        full = np.where(scores.depth == ply, scores.score, -np.inf)
+        best = segment_argmax(full, offsets)
+        for b, p in enumerate(part):
+            lost = max(0.0, float(full[best[b]] - full[played[b]]))
+            out.append((_move_text(p.board, moves, best[b]), _move_text(p.board, moves, played[b]), lost,
+                        int(offsets[b + 1] - offsets[b])))
+        bar.update(len(part))
     return out
 
 
-def _cube_decisions(evaluator, board, state, player, ply, number, k, *, doubled, answer=None) -> list[Decision]:
+def _move_text(board: np.ndarray, moves, k: int) -> str:
+    return format_steps(board, [tuple(s) for s in moves.steps[k].tolist() if s[0] >= 0])
+
+
+def _luck(evaluator, plays: list[_Play], ply: int, batch: int, bar) -> list[float]:
+    """gnubg's luck of each roll: the EMG after its best play against the mean over the rolls, at ``ply``.
+
+    Cubeful for the score and cube the play was made at, so it is in gnubg's units
+    (normalised equity; times the cube, points). An opening roll is weighed against the 15
+    non-doubles it could have been.
+    """
+    out = []
+    per = max(1, batch // len(ROLLS))
+    for part in _chunks(plays, per):
+        n = len(part)
+        boards = np.repeat(np.stack([p.board for p in part]), len(ROLLS), axis=0)
+        moves = generate(boards, np.tile(ROLLS, (n, 1)))
+        states = [p.state for p in part for _ in ROLLS]
+        players = np.repeat([p.player for p in part], len(ROLLS))
+        scores = score_moves(evaluator, moves, states, players, ply)
+        full = np.where(scores.depth == ply, scores.score, -np.inf)
+        values = full[segment_argmax(full, moves.offsets)].reshape(n, len(ROLLS))
+        for row, p in enumerate(part):
+            weights = _OPENING if p.opening else ROLL_WEIGHTS
+            got = values[row, int(np.flatnonzero((ROLLS == sorted(p.dice)).all(axis=1))[0])]
+            out.append(float(got - weights @ values[row]))
+        bar.update(n)
+    return out
+
+
+def _judge_cubes(evaluator, cubes: list[_Cube], ply: int, batch: int, bar) -> list:
+    """The :class:`~bgzero.cube.CubeDecision` of each cube action, at ``ply``."""
+    out = []
+    for part in _chunks(cubes, batch):
+        decisions, _ = cube_decisions(evaluator, np.stack([c.board for c in part]), [c.state for c in part],
+                                      [c.player for c in part], ply)
+        out += decisions
+        bar.update(len(part))
+    return out
+
+
+def _cube_decisions(c: _Cube, decision) -> list[Decision]:
     """The doubler's decision (and, after a double, the taker's) at the start of a turn."""
-    decision = judge_cube(evaluator, board, state, player, ply)
-    if decision is None:
-        return []
     e = decision.equities
     doubled_value = min(e.double_take, e.double_pass)
     proper = max(e.no_double, doubled_value)
-    pid, mid = position_id(board), match_id(to_match_info(state, on_roll=player))
+    pid, mid = position_id(c.board), match_id(to_match_info(c.state, on_roll=c.player))
     best = "double" if doubled_value >= e.no_double else "no double"
-    lost = max(0.0, proper - (doubled_value if doubled else e.no_double))
-    counted = doubled or doubled_value - e.no_double > -CLOSE_CUBE
-    error = ("wrong double" if doubled else "missed double") if lost > 0 else ""
-    out = [Decision(number, k + 1, player, "double", pid, mid, None, "double" if doubled else "no double", best,
-                    lost, mark(lost) if counted else "", counted=counted, error=error, cube=state.cube.value)]
-    if doubled:
-        took = answer == TAKE
+    lost = max(0.0, proper - (doubled_value if c.doubled else e.no_double))
+    counted = c.doubled or doubled_value - e.no_double > -CLOSE_CUBE
+    error = ("wrong double" if c.doubled else "missed double") if lost > 0 else ""
+    out = [Decision(c.game, c.k + 1, c.player, "double", pid, mid, None, "double" if c.doubled else "no double",
+                    best, lost, mark(lost) if counted else "", counted=counted, error=error,
+                    cube=c.state.cube.value)]
+    if c.doubled:
+        took = c.answer == TAKE
         taker_lost = max(0.0, (e.double_take if took else e.double_pass) - doubled_value)
         right = "take" if e.double_take <= e.double_pass else "pass"
-        out.append(Decision(number, k + 2, 1 - player, "take", pid, mid, None, "take" if took else "pass", right,
+        out.append(Decision(c.game, c.k + 2, 1 - c.player, "take", pid, mid, None, "take" if took else "pass", right,
                             taker_lost, mark(taker_lost), error=("wrong take" if took else "wrong pass")
-                            if taker_lost > 0 else "", cube=state.cube.value))
+                            if taker_lost > 0 else "", cube=c.state.cube.value))
     return out
-
-
-def _add_luck(evaluator, decisions: list[Decision], luck_at: list) -> None:
-    """Each checker play's luck: its roll's best 0-ply equity against the mean over the rolls."""
-    if not luck_at:
-        return
-    boards = np.repeat(np.stack([b for _, b, _, _ in luck_at]), len(ROLLS), axis=0)
-    dice = np.tile(ROLLS, (len(luck_at), 1))
-    live = game_results(boards) == 0
-    values = np.zeros(len(boards))
-    idx = np.flatnonzero(live)
-    for lo in range(0, len(idx), 4096):
-        chunk = idx[lo:lo + 4096]
-        values[chunk] = [m.equity for m in best_moves(evaluator, boards[chunk], dice[chunk], 0)]
-    values = values.reshape(len(luck_at), len(ROLLS))
-    for row, (i, _, rolled, opening) in enumerate(luck_at):
-        weights = _OPENING if opening else ROLL_WEIGHTS
-        got = values[row, int(np.flatnonzero((ROLLS == sorted(rolled)).all(axis=1))[0])]
-        d = decisions[i]
-        decisions[i] = Decision(**{**asdict(d), "luck": float(got - weights @ values[row])})
 
 
 def decision_dict(d: Decision) -> dict:
@@ -322,6 +431,7 @@ def format_summary(analysis: MatchAnalysis) -> str:
               row("Error total (EMG)", lambda p: f"{p.cube_error:.3f}"),
               row("Error rate (mEMG per decision)", lambda p: f"{p.cube_error_rate:.1f}"),
               "", "Luck:",
+              row("Luck total (EMG)", lambda p: f"{p.luck_emg:+.3f}"),
               row("Luck total (points)", lambda p: f"{p.luck:+.3f}"),
               row("Points won", lambda p: f"{p.points:+d}"),
               row("Luck-adjusted result (points)", lambda p: f"{p.luck_adjusted:+.3f}"),

@@ -19,7 +19,8 @@ match mat`` (``ExportGameJF``, gnubg 1.07) writes the same match after importing
   next game's score line has the points actually scored). A ``Wins`` line before the game
   is over is a resignation (gnubg's bots resign hopeless games): the loser gives up ``N``
   divided by the cube (single, gammon or backgammon), and the game scores that; gnubg writes
-  a game given up after a roll but before its play as ``52:       Wins 2 points``. The last
+  a game given up after a roll but before its play as ``52:       Wins 2 points``, or,
+  when the roller gives it up, as a bare ``21:`` with ``Wins`` in the other column. The last
   game may lack its ``Wins`` line: a game saved unfinished, as gnubg imports it, which may
   end on a roll not yet played (``52:`` alone).
 
@@ -276,6 +277,8 @@ def _replay(lines: list[str], body: list[int], state: MatchState, k: int, last: 
     entries = [(n, player, entry) for n in body[1:] for player, entry in zip((0, 1), _columns(lines[n])) if entry]
     if last and entries and _BARE_ROLL.match(entries[-1][2]):
         entries.pop()  # saved unfinished after a roll, before its play (gnubg writes the roll alone)
+    entries = [e for e, after in zip(entries, entries[1:] + [None]) if not (
+        after and _BARE_ROLL.match(e[2]) and _WINS.match(after[2]))]  # rolled, then resigned before the play
     for n, player, entry in entries:
         where = f"line {n + 1} (game {k}, {'left' if player == 0 else 'right'} column)"
         try:

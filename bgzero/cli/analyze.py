@@ -14,10 +14,9 @@ from typing import NamedTuple
 
 import numpy as np
 from omegaconf import DictConfig
-from tqdm import tqdm
 
 from bgzero.arena.analysis import best_moves, evaluator_from_spec, parse_dice, read_position_and_match
-from bgzero.arena.match_analysis import analyse_match, format_rollouts, format_summary, merge_analyses, rollout_worst
+from bgzero.arena.match_analysis import analyse_matches, format_rollouts, format_summary, merge_analyses, rollout_worst
 from bgzero.arena.matchfiles import SUFFIXES, check_suffix, read_match_file
 from bgzero.atomic import atomic_write, atomic_write_text
 from bgzero.cli import hydra_main, one_line_errors, positional_args
@@ -160,8 +159,9 @@ def run_match(cfg: DictConfig) -> dict:
         played = next(f for f, r in records if r.length)
         raise ConfigError(f"jacoby=true is for money sessions; {played} is a match, "
                           "which never plays by the Jacoby rule")
-    analyses = [analyse_match(evaluator, r, ply, agent=str(cfg.agent), source=str(f), progress=bool(cfg.progress))
-                for f, r in tqdm(records, unit="match", disable=not cfg.progress or len(records) == 1)]
+    analyses = analyse_matches(evaluator, [r for _, r in records], ply, luck_ply=int(cfg.luck_ply),
+                               agent=str(cfg.agent), sources=[str(f) for f, _ in records], progress=bool(cfg.progress),
+                               batch=int(cfg.batch_size))
     player = None if cfg.get("player") is None else str(cfg.player)
     result = analyses[0] if len(analyses) == 1 and player is None else merge_analyses(analyses, player)
     if not result.players:

@@ -314,7 +314,8 @@ function showAnalysis(data) {
   const a = data.analysis, players = a.players;
   const rows = [["Error rate (mEMG per decision)", (p) => p.error_rate.toFixed(1)], ["PR", (p) => p.pr.toFixed(1)],
     ["Rating", (p) => p.rating], ["Checker play (mEMG per move)", (p) => p.checker_error_rate.toFixed(1)],
-    ["Cube (mEMG per decision)", (p) => p.cube_error_rate.toFixed(1)], ["Luck (points)", (p) => f3(p.luck)],
+    ["Cube (mEMG per decision)", (p) => p.cube_error_rate.toFixed(1)], ["Luck (EMG)", (p) => f3(p.luck_emg)],
+    ["Luck (points)", (p) => f3(p.luck)],
     ["Points won", (p) => p.points], ["Luck-adjusted result (points)", (p) => f3(p.luck_adjusted_points)]];
   $("match-stats").innerHTML = `<b>Match analysis</b> (${a.agent} at ${a.ply}-ply)<table class="ranked stats">
     <tr><th></th>${players.map((p) => `<th>${p.name}</th>`).join("")}</tr>
