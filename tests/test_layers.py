@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "bgzero"
 
 # Lowest first. "" is the package's own foundation: errors, atomic writes, its file locations.
-LAYERS = ["", "engine", "cube", "value", "agents", "rollout", "arena", "selfplay", "learn", "gnubg", "ui", "web", "cli"]
+LAYERS = ["", "engine", "cube", "value", "agents", "rollout", "arena", "selfplay", "learn", "gnubg", "env", "ui", "web", "cli"]
 
 
 def module_name(path: Path) -> str:

@@ -1,0 +1,80 @@
+"""The RL environments follow PettingZoo's and Gymnasium's APIs and play the engine's exact rules."""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("gymnasium")
+pytest.importorskip("pettingzoo")
+
+import gymnasium  # noqa: E402
+from pettingzoo.test import api_test, seed_test  # noqa: E402
+
+import bgzero.env  # noqa: E402,F401  (registers bgzero/Backgammon-v0)
+from bgzero.engine.game import random_positions  # noqa: E402
+from bgzero.engine.movegen import generate  # noqa: E402
+from bgzero.env import backgammon_v0  # noqa: E402
+from bgzero.env.table import PLAY_ACTIONS, Table  # noqa: E402
+from bgzero.errors import ConfigError, IllegalMoveError  # noqa: E402
+
+
+def test_pettingzoo_api_and_seed():
+    api_test(backgammon_v0.env(), num_cycles=200)
+    seed_test(backgammon_v0.env, num_cycles=200)
+
+
+def play_out(env, seed):
+    obs, _ = env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    total, steps = 0.0, 0
+    done = False
+    while not done:
+        legal = np.flatnonzero(obs["action_mask"])
+        obs, reward, done, _, _ = env.step(int(rng.choice(legal)))
+        total += reward
+        steps += 1
+    return total, steps
+
+
+def test_gym_games_end_with_points_and_replay_from_seed():
+    env = gymnasium.make("bgzero/Backgammon-v0", opponent="random")
+    first = [play_out(env, s) for s in range(5)]
+    assert all(abs(r) in (1, 2, 3) for r, _ in first)
+    assert first == [play_out(env, s) for s in range(5)]
+
+
+def test_win_reward_is_plus_minus_one():
+    env = gymnasium.make("bgzero/Backgammon-v0", opponent="random", reward="win")
+    assert all(abs(play_out(env, s)[0]) == 1 for s in range(3))
+
+
+def test_aec_rewards_are_zero_sum():
+    env = backgammon_v0.env()
+    env.reset(seed=3)
+    rng = np.random.default_rng(3)
+    final = {}
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, _ = env.last()
+        final[agent] = reward
+        env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert final["player_0"] == -final["player_1"] != 0
+
+
+def test_play_masks_equal_generate_lists():
+    boards, dice = random_positions(300, seed=5, games=50, burn_in=20)
+    table = Table()
+    batch = generate(boards, dice)
+    for b in range(len(boards)):
+        table.board, table.dice = boards[b].copy(), dice[b].copy()
+        table._turn(dice[b])
+        lo, hi = batch.offsets[b], batch.offsets[b + 1]
+        assert table.mask().sum() == hi - lo <= PLAY_ACTIONS
+        assert np.array_equal(table.afterstates(), batch.results[lo:hi])
+
+
+def test_bad_input_is_one_line_error():
+    env = gymnasium.make("bgzero/Backgammon-v0")
+    env.reset(seed=0)
+    with pytest.raises(IllegalMoveError, match="not legal"):
+        env.step(PLAY_ACTIONS - 1)
+    with pytest.raises(ConfigError, match="unknown reward"):
+        Table(reward="cube")
