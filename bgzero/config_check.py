@@ -279,6 +279,10 @@ MATCH = {"a": AGENT, "b": AGENT, "length": MATCH_LENGTH, "games": whole(1), "jac
 PLAY = {"bot": AGENT, "name": text(), "length": MATCH_LENGTH, "games": whole(0), "jacoby": flag(),
         "seed": whole(0, null=True), "hint": text(null=True), "hint_moves": whole(1), "confirm": flag(),
         "board": choice("unicode", "ascii"), "colour": choice("auto", True, False), "save": output_file(null=True)}
+WEB = {"host": text(), "port": whole(0, 65535), "agents": agent_list(), "default_agent": AGENT,
+       "hint_agent": text(null=True), "workers": whole(1, MOST_PROCESSES, why=_CORES), "queue": whole(1),
+       "sessions": whole(1), "upload_bytes": whole(1), "connections": whole(1),
+       "log_level": choice("critical", "error", "warning", "info", "debug", "trace", fold_case=True)}
 SERVE = {"agent": AGENT, "host": text(), "port": whole(0, 65535), "connections": whole(1, null=True),
          "idle_timeout": number(above=0), "gnubg_scores": flag(),
          "log_level": choice("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL", fold_case=True),

@@ -3,17 +3,14 @@
 from omegaconf import DictConfig
 
 from bgzero.cli import hydra_main, one_line_errors
-from bgzero.errors import ConfigError
+from bgzero.config_check import WEB, check
 from bgzero.web.api import create_app
 from bgzero.web.engine import Engine
 
 
 def build(cfg: DictConfig):
     """The app ``cfg`` describes, every value checked before anything is loaded."""
-    if not 0 <= int(cfg.port) <= 65535:
-        raise ConfigError(f"port={cfg.port} is not 0-65535")
-    if int(cfg.connections) < 1:
-        raise ConfigError(f"connections={cfg.connections} must be at least 1")
+    check(cfg, WEB)
     engine = Engine(list(cfg.agents), workers=int(cfg.workers), queue=int(cfg.queue))
     return create_app(engine, default_agent=str(cfg.default_agent),
                       hint_agent=None if cfg.hint_agent is None else str(cfg.hint_agent),
