@@ -312,6 +312,7 @@ ITERATE = {
     "labelling.ray.address": text(null=True),
     "finetune.epochs": whole(1), "finetune.lr": number(above=0, most=1), "finetune.anchor": number(0),
     "finetune.widen": whole(0), "finetune.race": flag(), "finetune.prune_positions": whole(1000),
+    "finetune.earlier": whole(0),
     "gate.games": whole(2), "gate.chunk": whole(2), "gate.ply": PLY, "gate.opponents": agent_list(),
     "gate.move_errors": flag(), "gate.margin": number(), "gate.processes": whole(1),
 }
