@@ -71,10 +71,36 @@ def test_play_masks_equal_generate_lists():
         assert np.array_equal(table.afterstates(), batch.results[lo:hi])
 
 
-def test_bad_input_is_one_line_error():
+def test_gymnasium_check_env_passes():
+    from gymnasium.utils.env_checker import check_env
+    for encoding in ("play", "checker"):
+        check_env(gymnasium.make("bgzero/Backgammon-v0", action_encoding=encoding).unwrapped, skip_render_check=True)
+
+
+def test_illegal_action_loses_the_most_a_game_can():
     env = gymnasium.make("bgzero/Backgammon-v0")
+    env.reset(seed=0)
+    _, reward, done, _, info = env.step(PLAY_ACTIONS - 1)
+    assert (reward, done, info) == (-3.0, True, {"illegal_action": True})
+    env = gymnasium.make("bgzero/Backgammon-v0", reward="win")
+    env.reset(seed=0)
+    assert env.step(PLAY_ACTIONS - 1)[1] == -1.0
+    aec = backgammon_v0.env()
+    aec.reset(seed=0)
+    offender = aec.agent_selection
+    aec.step(PLAY_ACTIONS - 1)
+    assert aec.rewards[offender] == -3 and aec.infos[offender] == {"illegal_action": True}
+    assert all(aec.terminations.values())
+
+
+def test_bad_input_is_one_line_error():
+    env = gymnasium.make("bgzero/Backgammon-v0", illegal="raise")
     env.reset(seed=0)
     with pytest.raises(IllegalMoveError, match="not legal"):
         env.step(PLAY_ACTIONS - 1)
     with pytest.raises(ConfigError, match="unknown reward"):
         Table(reward="cube")
+    with pytest.raises(ConfigError, match="unknown illegal"):
+        gymnasium.make("bgzero/Backgammon-v0", illegal="ignore")
+    with pytest.raises(ConfigError, match="unknown action_encoding"):
+        backgammon_v0.env(action_encoding="die")
