@@ -19,6 +19,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from bgzero.engine.movegen import generate
+
 CHECKER_ACTIONS = 156
 PASS = 0
 
@@ -148,3 +150,48 @@ def step(boards, left, need, only, actions, rows):
                 break
         need[r] -= 1
         only[r] = 0
+
+
+def reachable_results(boards: np.ndarray, dice: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every play the checker encoding can reach from each board and roll, found by following
+    every masked action breadth first: ``(origin, result)`` pairs, sides swapped as
+    :func:`bgzero.engine.movegen.generate` returns them, each distinct pair once, sorted.
+
+    What the exact-rules checks compare with ``generate``'s lists."""
+    boards = np.ascontiguousarray(boards, np.int8)
+    n = len(boards)
+    origin = np.arange(n)
+    left, need, only = np.zeros((n, 4), np.int8), np.zeros(n, np.int64), np.zeros(n, np.int8)
+    start_turns(boards, np.asarray(dice, np.int8), origin, left, need, only)
+    found_origin, found = [], []
+    while len(origin):
+        mask = np.zeros((len(origin), CHECKER_ACTIONS), np.int8)
+        masks(boards, left, need, only, mask)
+        row, action = np.nonzero(mask)
+        boards, left, need, only, origin = (boards[row].copy(), left[row].copy(), need[row].copy(),
+                                            only[row].copy(), origin[row])
+        step(boards, left, need, only, action.astype(np.int64), np.arange(len(row)))
+        done = need == 0
+        found_origin.append(origin[done])
+        found.append(boards[done][:, ::-1])
+        live = ~done
+        boards, left, need, only, origin = boards[live], left[live], need[live], only[live], origin[live]
+        key = np.concatenate([origin.astype(">i8").view(np.uint8).reshape(-1, 8), boards.reshape(-1, 50).view(np.uint8),
+                              np.sort(left, axis=1).view(np.uint8)], axis=1)
+        _, first = np.unique(key, axis=0, return_index=True)  # one copy of each partial state
+        boards, left, need, only, origin = boards[first], left[first], need[first], only[first], origin[first]
+    return _distinct(np.concatenate(found_origin), np.concatenate(found))
+
+
+def _distinct(origin: np.ndarray, results: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct ``(origin, result)`` pairs, sorted by origin then result bytes."""
+    key = np.concatenate([origin.astype(">i8").view(np.uint8).reshape(-1, 8),
+                          np.ascontiguousarray(results, np.int8).reshape(-1, 50).view(np.uint8)], axis=1)
+    key = np.unique(key, axis=0)
+    return key[:, :8].copy().view(">i8").ravel().astype(np.int64), key[:, 8:].copy().view(np.int8).reshape(-1, 2, 25)
+
+
+def generated_results(boards: np.ndarray, dice: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`generate`'s results as the same sorted ``(origin, result)`` pairs."""
+    batch = generate(np.ascontiguousarray(boards, np.int8), np.asarray(dice, np.int64))
+    return _distinct(np.repeat(np.arange(len(boards)), batch.counts()), batch.results)
