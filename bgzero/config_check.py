@@ -313,6 +313,7 @@ ROLLOUT = {"top": whole(1), "agent": AGENT, "judge": text(null=True), "trials": 
            "output": output_file(null=True), "progress": flag()}
 PRUNE = {"checkpoint": text(null=True), "out": output_file(null=True), "positions": whole(1, 10**8, why="a hundred million positions fill memory"),
          "hidden": whole(1, WIDTHS_MOST, why="the width of a layer"), "seed": SEED}
+EXPORT = {"checkpoint": text(null=True), "out": output_file(null=True)}
 LEAGUE = {"run": text(), "limit": whole(1), "games_vs_pubeval": whole(1), "games_per_pair": whole(1), "ply": PLY,
           "seed": SEED, "processes": PROCESSES, "out": output_dir()}
 ITERATE = {

@@ -182,12 +182,6 @@ def test_every_console_script_answers_help_without_importing_the_library(script)
     assert script in done.stdout  # the help names its command
 
 
-def test_a_checkpoint_is_read_without_torch():
-    done = _no_torch("from bgzero.value.checkpoint import read_checkpoint\n"
-                     "assert read_checkpoint('checkpoints/strong.pt')['net_config']['hidden'] == [1024]")
-    assert done.returncode == 0, done.stderr
-
-
 def test_a_plain_config_runs_its_command_without_hydra():
     code = ("import sys\nfrom bgzero.cli import hydra_main\nsys.argv = ['bgzero-hint', 'dice=31', \"agent='strong@1'\"]\n"
             "assert hydra_main('hint')(lambda cfg: (cfg.dice, cfg.agent))() == (31, 'strong@1')\n"

@@ -156,8 +156,9 @@ def _too_big(seed: int = 6) -> list[tuple[str, str, str]]:
 
 
 def test_every_size_has_a_bound_that_says_why():
-    import bgzero.config_check as config_check
     from omegaconf import OmegaConf
+
+    import bgzero.config_check as config_check
 
     for schema, key, value in _too_big():
         cfg = OmegaConf.create({})

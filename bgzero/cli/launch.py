@@ -17,11 +17,15 @@ import os
 import sys
 import threading
 from importlib import import_module
+from importlib.util import find_spec
 
 from bgzero.cli import config_help, wants_help
 
 QUICK_EXIT = {"analyze", "eval", "hint", "league", "match", "play", "rollout", "serve", "web"}
 """Commands that leave by :func:`exit_now`; training's (``train``, ``prune``) keep torch's own exit."""
+
+NEEDS_TORCH = {"export", "iterate", "league", "prune", "train"}
+"""Commands that train or read a run's training checkpoints (``.pt``): torch, the ``train`` extra."""
 
 
 NUMBA_VERSIONS = ((0, 59), (0, 68))
@@ -94,6 +98,9 @@ def _script(command: str, config: str):
         if wants_help(sys.argv[1:]):
             print(config_help(config, prog))
             return
+        if command in NEEDS_TORCH and find_spec("torch") is None:
+            raise SystemExit(f"{prog} reads or writes training checkpoints, which needs torch: "
+                             "pip install 'bgzero[train]'")
         load_cached_kernels_without_refresh()
         import_module(f"bgzero.cli.{command}").main()
         if command in QUICK_EXIT:
@@ -115,4 +122,5 @@ prune = _script("prune", "prune")
 rollout = _script("rollout", "rollout")
 serve = _script("serve", "serve")
 train = _script("train", "train")
+export = _script("export", "export")
 web = _script("web", "web")
