@@ -151,7 +151,8 @@ def test_a_play_file_plays_as_its_checkpoint(tmp_path):
     lambda data: b"\xff" * 8 + data[8:],                       # a header length past the file
     lambda data: data.replace(b'"bgzero"', b'"other!"', 1),    # no bgzero fields
     lambda data: data.replace(b"model/", b"xxxxx/", 1),        # a tensor of no net
-], ids=["short", "header-length", "no-fields", "no-net"])
+    lambda data: data.replace(b'\\"games\\"', b'\\"model\\"', 1),  # weights among the plain fields
+], ids=["short", "header-length", "no-fields", "no-net", "weights-in-fields"])
 def test_a_damaged_play_file_is_one_line_error(tmp_path, damage):
     good = save_play(tmp_path / "good.safetensors", _state(ValueNet(NetConfig(hidden=[8]))))
     assert read_checkpoint(good)["games"] == 7

@@ -59,8 +59,8 @@ def read_play(path: str | Path) -> dict:
             metadata = f.metadata() or {}
             arrays = {key: f.get_tensor(key) for key in f.keys()}
         state = json.loads(metadata["bgzero"])
-        if not isinstance(state, dict):
-            raise ValueError("its metadata is not a set of fields")
+        if not isinstance(state, dict) or set(state) & set(NETS):
+            raise ValueError("its metadata is not a set of plain fields")
     except (SafetensorError, OSError, KeyError, ValueError):
         raise CheckpointError(f"play file {path} is truncated, damaged or not a bgzero play file") from None
     for key, array in arrays.items():
