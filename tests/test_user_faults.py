@@ -18,6 +18,7 @@ import subprocess
 import sys
 import time
 import unicodedata
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -29,7 +30,14 @@ from bgzero.arena.analysis import parse_dice
 from bgzero.atomic import atomic_write, atomic_write_text
 from bgzero.config_check import output_dir, output_file
 from bgzero.engine.xgid import parse_xgid
-from bgzero.errors import CheckpointError, ConfigError, InvalidDiceError, InvalidPositionError, OutputError
+from bgzero.errors import (
+    CheckpointError,
+    ConfigError,
+    GameTooLongError,
+    InvalidDiceError,
+    InvalidPositionError,
+    OutputError,
+)
 from bgzero.value.checkpoint import load_checkpoint, read_checkpoint
 
 REPO = Path(__file__).resolve().parents[1]
@@ -156,8 +164,9 @@ def _too_big(seed: int = 6) -> list[tuple[str, str, str]]:
 
 
 def test_every_size_has_a_bound_that_says_why():
-    import bgzero.config_check as config_check
     from omegaconf import OmegaConf
+
+    import bgzero.config_check as config_check
 
     for schema, key, value in _too_big():
         cfg = OmegaConf.create({})
@@ -506,3 +515,90 @@ def test_a_second_match_run_on_the_command_line_is_one_line_and_leaves_the_first
     proc = _cli("match", *args[:4], "matches=1", *args[5:], cwd=tmp_path)
     assert "holds an earlier bgzero-match run (match_0001.mat and 2 more)" in _one_line_error(proc, "bgzero-match")
     assert {p.name: p.read_bytes() for p in (tmp_path / "m").iterdir() if p.is_file()} == first
+
+
+# --------------------------------------------------------------------------- games that never end
+
+@contextmanager
+def _no_hang(cpu_seconds: float):
+    """Fail, rather than wait for ever, once the code inside has used ``cpu_seconds`` of CPU
+    (a busy loop's measure, whatever the machine's load)."""
+    def hung(*_):
+        raise AssertionError(f"still playing after {cpu_seconds} s of CPU: a hang")
+
+    old = signal.signal(signal.SIGPROF, hung)
+    signal.setitimer(signal.ITIMER_PROF, cpu_seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.signal(signal.SIGPROF, old)
+
+
+def test_a_rollout_of_a_dead_position_beneath_the_board_check_is_abandoned_not_endless():
+    import numpy as np
+
+    from bgzero.rollout.lockstep import RolloutSettings, run_chunk
+    from bgzero.rollout.players import RolloutPlayer
+
+    roots = np.stack(_dead_boards(4, seed=44))  # run_chunk trusts its boards: only the turn bound ends these
+    player = RolloutPlayer(make_agent("random:1"), None)
+    settings = RolloutSettings(trials=8, vr=False, database=False)
+    with _no_hang(120), pytest.raises(GameTooLongError, match="10,000 turns without ending"):
+        run_chunk(player, roots, np.arange(8) % 4, np.arange(8), settings)
+
+
+def _game_loops(seed: int = 10):
+    """Every loop that plays games, from the start, with agents drawn from ``seed``: a game
+    bound of a few turns must abandon each of them."""
+    import numpy as np
+
+    from bgzero.arena.duplicate import draw_dice, play_games
+    from bgzero.arena.match import play_matches
+    from bgzero.engine.board import START
+    from bgzero.engine.game import play_game, play_random_games
+    from bgzero.rollout.lockstep import RolloutSettings, run_chunk
+    from bgzero.rollout.players import RolloutPlayer
+    from bgzero.selfplay.player import lockstep_turns
+
+    rng = random.Random(seed)
+    a, b = make_agent(f"random:{rng.randrange(1000)}"), make_agent(f"random:{rng.randrange(1000)}")
+
+    def self_play():
+        turns = lockstep_turns(lambda boards, dice, moves: (a.choose(boards, dice, moves),) * 2, 4,
+                               np.random.default_rng(rng.randrange(1000)))
+        for _ in range(100):
+            next(turns)
+
+    return {
+        "play_game": lambda: play_game((a, b), rng.randrange(1000)),
+        "play_random_games": lambda: play_random_games(6, rng.randrange(1000)),
+        "rollout": lambda: run_chunk(RolloutPlayer(a, None), START[None], np.zeros(6, int), np.arange(6),
+                                     RolloutSettings(trials=6, vr=False, database=False, seed=rng.randrange(1000))),
+        "match": lambda: play_matches(a, b, [rng.randrange(1000)], length=3),
+        "duplicate": lambda: play_games(a, b, draw_dice(np.random.default_rng(rng.randrange(1000)), 4),
+                                        np.array([True, False, True, False])),
+        "self_play": self_play,
+    }
+
+
+@pytest.mark.parametrize("loop", sorted(_game_loops()))
+def test_every_loop_that_plays_games_abandons_one_past_the_turn_bound(loop, monkeypatch):
+    from bgzero.engine import game
+
+    monkeypatch.setattr(game, "MAX_TURNS", 6, raising=False)  # the quickest game takes more than 6 turns
+    with _no_hang(60), pytest.raises(GameTooLongError, match="6 turns without ending"):
+        _game_loops()[loop]()
+
+
+@pytest.mark.parametrize("kind", ["fifo.mat", "fifo.sgf", "zero.mat", "folder.mat"])
+def test_replay_refuses_a_match_file_that_is_no_regular_file(tmp_path, kind):
+    path = tmp_path / kind
+    if kind.startswith("fifo"):
+        os.mkfifo(path)  # open() would wait for a writer for ever
+    elif kind.startswith("zero"):
+        path.symlink_to("/dev/zero")  # reads for ever
+    else:
+        path.mkdir()
+    line = _one_line_error(_cli("replay", str(path), "pace=0", timeout=60), "bgzero-replay")
+    assert "not a regular file" in line

@@ -20,7 +20,7 @@ from tqdm import tqdm
 from bgzero.agents.base import Agent
 from bgzero.agents.specs import make_agent
 from bgzero.engine.board import START
-from bgzero.engine.game import game_results, opening_rolls
+from bgzero.engine.game import check_length, game_results, opening_rolls
 from bgzero.engine.movegen import generate
 from bgzero.errors import Interrupted
 from bgzero.interrupts import leave_interrupts_to_the_main_process
@@ -84,6 +84,7 @@ def play_games(agent_a: Agent, agent_b: Agent, dice: np.ndarray, a_first: np.nda
             points[idx] = -sign * game_results(chosen)  # the side now on roll lost if it is over
         ply[active] += 1
         active = active[points[active] == 0]
+        check_length(ply[active])
     return points
 
 
