@@ -13,7 +13,8 @@ import time
 
 from bgzero.errors import BgzeroError
 
-_BOOLS = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}
+_BOOLS = {"true": True, "false": False}
+"""As every other command spells a flag: ``jacoby=yes`` or ``1`` is refused there too."""
 
 
 def main(argv: list[str] | None = None) -> None:
