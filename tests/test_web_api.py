@@ -206,17 +206,59 @@ def test_openapi_docs_and_page(client):
     assert client.get("/static/../../errors.py").status_code == 404
 
 
+def _answers_within(seconds, fn):
+    """``fn()``'s value if it returns within ``seconds``, else a failure (a hung worker cannot be joined)."""
+    out = {}
+    thread = threading.Thread(target=lambda: out.setdefault("value", fn()), daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert "value" in out, f"no answer within {seconds} s"
+    return out["value"]
+
+
+@pytest.mark.parametrize("agent", ["random", "pubeval"])
+def test_an_agent_watched_against_itself_answers(agent):
+    # its one lock was taken twice: the worker hung for good, and two such requests hung the server
+    app = create_app(Engine(["random", "pubeval"], workers=1), default_agent="random")
+    with TestClient(app) as c:
+        watched = _answers_within(60, lambda: c.post("/api/watch", json={"a": agent, "b": agent, "length": 1}))
+        assert watched.status_code == 200 and watched.json()["names"] == [agent, agent]
+        again = _answers_within(60, lambda: c.post("/api/watch", json={"a": agent, "b": agent, "length": 1}))
+        assert again.status_code == 200  # the worker is free again
+
+
+def test_agents_locked_in_opposite_orders_never_deadlock():
+    engine = Engine(["random", "pubeval"])
+    finished = []
+
+    def hold(a, b):
+        for _ in range(300):
+            with engine.using(a, b, a):  # a named twice is held once
+                pass
+        finished.append((a, b))
+
+    threads = [threading.Thread(target=hold, args=pair, daemon=True) for pair in (("random", "pubeval"), ("pubeval", "random"))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert len(finished) == 2
+    engine.close()
+
+
 def test_a_full_queue_refuses_at_once():
     engine = Engine(["pubeval"], workers=1, queue=1)
     release = threading.Event()
 
     async def go():
-        first = asyncio.ensure_future(engine.run(release.wait))
+        first = asyncio.ensure_future(engine.run(release.wait))  # running
+        second = asyncio.ensure_future(engine.run(lambda: "waited"))  # waiting: the line holds one
         await asyncio.sleep(0.05)
         with pytest.raises(BusyError, match="busy"):
             await engine.run(lambda: None)
         release.set()
-        assert await first
+        assert await first and await second == "waited"
+        assert await engine.run(lambda: "free") == "free"
 
     asyncio.run(go())
     engine.close()
@@ -239,3 +281,39 @@ def test_cli_config_defaults_to_localhost_and_checks_values():
                                 ("log_level=loud", "log_level='loud'"), ("sessions=0", "sessions=0")):
             with pytest.raises(ConfigError, match=named):
                 build(compose("web", overrides=[override]))
+
+
+@pytest.mark.slow
+def test_sigterm_stops_the_server_while_a_rollout_streams(tmp_path):
+    # uvicorn waited for the streaming rollout to end (up to 100,000 trials), and a hung worker for ever
+    import signal
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    import httpx
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = subprocess.Popen([sys.executable, "-m", "bgzero.cli.web", f"port={port}", "agents=[strong,random]"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(600):
+            try:
+                httpx.get(base + "/api/agents", timeout=1)
+                break
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        with httpx.stream("POST", base + "/api/rollout", json={"position": START, "trials": 10368}, timeout=60) as r:
+            next(line for line in r.iter_lines() if '"progress"' in line)  # the rollout runs
+            start = time.perf_counter()
+            server.send_signal(signal.SIGTERM)
+            server.wait(30)
+        assert time.perf_counter() - start < 15
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import json
 import secrets
+from contextlib import asynccontextmanager
 from dataclasses import asdict
 from pathlib import Path
 from typing import Literal
@@ -103,8 +104,14 @@ def create_app(engine: Engine, *, default_agent: str, hint_agent: str | None = N
     if upload_bytes < 1:
         raise ConfigError(f"upload_bytes={upload_bytes} must be at least 1")
     games = Sessions(sessions)
+
+    @asynccontextmanager
+    async def lifespan(_app):
+        yield
+        engine.close()  # its threads are daemons: work still running does not hold the process
+
     app = FastAPI(title="bgzero", description="Backgammon analysis and play: bgzero's agents over HTTP.",
-                  version="1")
+                  version="1", lifespan=lifespan)
 
     @app.exception_handler(BgzeroError)
     async def bgzero_error(request: Request, e: BgzeroError):
@@ -254,7 +261,7 @@ def create_app(engine: Engine, *, default_agent: str, hint_agent: str | None = N
         a, b = agent_of(body.a), agent_of(body.b)
 
         def work():
-            with engine.using(a), engine.using(b):
+            with engine.using(a, b):
                 record = play_matches(engine.agent(a), engine.agent(b), [body.seed], body.length, body.games,
                                       names=(a, b))[0]
             return {**summary(record), "frames": frames(record), "mat": format_match(record)}
