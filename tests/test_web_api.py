@@ -317,3 +317,20 @@ def test_sigterm_stops_the_server_while_a_rollout_streams(tmp_path):
         if server.poll() is None:
             server.kill()
             server.wait()
+
+
+def _strict(line: str):
+    """``line`` as JSON, refusing the NaN and Infinity that Python's json writes and JSON does not have."""
+    def refuse(name):
+        raise ValueError(f"{name} is not JSON")
+    return json.loads(line, parse_constant=refuse)
+
+
+def test_a_one_trial_rollout_answers_strict_json_with_probabilities_in_range(client):
+    # one trial has no standard error: it was sent as Infinity; variance reduction made a probability -0.043
+    text = client.post("/api/rollout", json={"position": START, "dice": "31", "trials": 1, "top": 5}).text
+    lines = [_strict(line) for line in text.splitlines()]
+    assert [line["progress"]["partial"]["se"] for line in lines[:-1]] == [None]  # after one trial: no estimate
+    result = lines[-1]["result"]
+    probs = [p for doc in [result, *result["moves"]] for p in doc["probs"]]
+    assert len(probs) == 30 and all(0 <= p <= 1 for p in probs)

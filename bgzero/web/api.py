@@ -351,13 +351,30 @@ async def _stream(engine: Engine, runner: RolloutRunner, request: RolloutRequest
         getter = asyncio.ensure_future(lines.get())
         await asyncio.wait({getter, task}, return_when=asyncio.FIRST_COMPLETED)
         if getter.done():
-            yield json.dumps(getter.result(), default=_plain) + "\n"
+            yield _json(getter.result())
         else:
             getter.cancel()
     try:
-        yield json.dumps({"result": task.result()}, default=_plain) + "\n"
+        yield _json({"result": task.result()})
     except BgzeroError as e:
-        yield json.dumps({"error": str(e)}) + "\n"
+        yield _json({"error": str(e)})
+
+
+def _json(data) -> str:
+    """One line of strict JSON: a non-finite number (the standard error of one trial) becomes null."""
+    return json.dumps(_finite(data), default=_plain, allow_nan=False) + "\n"
+
+
+def _finite(value):
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return _finite(value.tolist())
+    if isinstance(value, (float, np.floating)):
+        return float(value) if np.isfinite(value) else None
+    return value
 
 
 def _plain(value):
