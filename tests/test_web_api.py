@@ -143,9 +143,10 @@ def test_a_whole_match_over_http_and_its_mat_file(client):
         else:
             game = client.post(f"/api/game/{sid}", json={"action": {"roll": "roll", "answer": "take",
                                                                     "next": "next"}[game["awaiting"]]}).json()
-    assert game["awaiting"] == OVER and max(game["score"]) == 1 and "Match over" in game["status"]
+    assert game["awaiting"] == OVER and "Match over" in game["status"]
     record = parse_match(client.get(f"/api/game/{sid}/mat").text)  # replays under the rules
-    assert record.score == tuple(game["score"]) and record.names[1] == "pubeval"
+    assert max(game["score"]) == record.games[-1].points and record.names[1] == "pubeval"
+    assert record.score == tuple(min(s, 1) for s in game["score"])  # the file's score stops at the length
     sgf = client.get(f"/api/game/{sid}/sgf")
     assert "bgzero.sgf" in sgf.headers["content-disposition"] and parse_sgf(sgf.text).games == record.games
 
@@ -334,3 +335,50 @@ def test_a_one_trial_rollout_answers_strict_json_with_probabilities_in_range(cli
     result = lines[-1]["result"]
     probs = [p for doc in [result, *result["moves"]] for p in doc["probs"]]
     assert len(probs) == 30 and all(0 <= p <= 1 for p in probs)
+
+
+def _play_out(game, choose=lambda legal: legal[-1]["move"]):
+    """Play ``game`` (a :class:`WebGame`) to its end: every roll taken, the cube taken, ``choose``'s plays."""
+    for _ in range(2000):
+        view = game.view()
+        if view["awaiting"] == OVER:
+            return view
+        if view["awaiting"] == "move":
+            game.act("move", choose(view["legal"]))
+        else:
+            game.act({"roll": "roll", "answer": "take", "next": "next"}[view["awaiting"]])
+    raise AssertionError("the game did not end")
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+def test_the_final_board_of_a_game_borne_off_is_the_engines(seed):
+    # the turn was passed only after the game-over check: the last view had the sides swapped
+    from bgzero.agents.specs import make_agent
+    from bgzero.web.games import WebGame
+    from bgzero.web.watch import frames
+
+    game = WebGame(make_agent("random:7"), "random", length=1, seed=seed)
+    view = _play_out(game)
+    record = game.record()
+    assert record.games[-1].kind in (1, 2, 3)  # borne off, not passed (a 1-point match has no cube)
+    assert view["board"] == frames(record)[-1]["board"]  # the engine's final board, replayed from the record
+    winner = record.games[-1].winner
+    assert sum(view["board"][winner]) == 0 and sum(view["board"][1 - winner]) > 0
+
+
+def test_a_finished_match_score_is_not_stopped_at_its_length():
+    # the match state stops at the length: a gammon at 0-0 of a 1-point match showed 1, where gnubg shows 2
+    from bgzero.agents.specs import make_agent
+    from bgzero.web.games import WebGame
+    from bgzero.web.watch import summary
+
+    for seed in range(40):
+        game = WebGame(make_agent("random:7"), "random", length=1, seed=seed)
+        view = _play_out(game)
+        last = game.record().games[-1]
+        if last.points > 1:
+            break
+    else:
+        pytest.skip("no gammon in 40 one-point matches")
+    assert max(view["score"]) == last.points and f" {last.points}" in view["status"]
+    assert summary(game.record())["score"] == view["score"]
