@@ -207,6 +207,24 @@ def test_openapi_docs_and_page(client):
     assert client.get("/static/../../errors.py").status_code == 404
 
 
+def test_docs_work_offline(client):
+    # Swagger UI came from a CDN: the page was blank with no network
+    import re
+
+    html = client.get("/docs").text
+    assert "swagger-ui-bundle.js" in html and not re.search(r"https?://", html)
+    for asset in re.findall(r"""(?:src|href)=['"]([^'"]+)""", html):
+        assert client.get(asset).status_code == 200, asset
+
+
+def test_unknown_paths_and_methods_answer_error_json_like_every_other_error(client):
+    # FastAPI's own answers were {"detail": ...}
+    missing = client.get("/api/nothing")
+    assert missing.status_code == 404 and set(missing.json()) == {"error"} and "/api/nothing" in missing.json()["error"]
+    wrong = client.delete("/api/move")
+    assert wrong.status_code == 405 and set(wrong.json()) == {"error"} and "DELETE" in wrong.json()["error"]
+
+
 def _answers_within(seconds, fn):
     """``fn()``'s value if it returns within ``seconds``, else a failure (a hung worker cannot be joined)."""
     out = {}

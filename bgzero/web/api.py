@@ -27,7 +27,9 @@ from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, StreamingResponse
 from fastapi.staticfiles import StaticFiles
+from fastapi_offline import FastAPIOffline
 from pydantic import BaseModel, ConfigDict, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from bgzero.agents.specs import parse_spec
 from bgzero.arena.analysis import (
@@ -110,8 +112,15 @@ def create_app(engine: Engine, *, default_agent: str, hint_agent: str | None = N
         yield
         engine.close()  # its threads are daemons: work still running does not hold the process
 
-    app = FastAPI(title="bgzero", description="Backgammon analysis and play: bgzero's agents over HTTP.",
-                  version="1", lifespan=lifespan)
+    app = FastAPIOffline(title="bgzero", description="Backgammon analysis and play: bgzero's agents over HTTP.",
+                         version="1", lifespan=lifespan, static_url="/static-docs")  # /docs served offline
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, e: StarletteHTTPException):
+        words = {404: f"no such page or endpoint: {request.url.path}",
+                 405: f"{request.method} is not allowed on {request.url.path}"}
+        return JSONResponse({"error": words.get(e.status_code, str(e.detail))}, status_code=e.status_code,
+                            headers=getattr(e, "headers", None))
 
     @app.exception_handler(BgzeroError)
     async def bgzero_error(request: Request, e: BgzeroError):
