@@ -30,6 +30,7 @@ import numpy as np
 
 from bgzero import paths
 from bgzero.atomic import atomic_write
+from bgzero.engine.board import START
 from bgzero.errors import CheckpointError, shown
 from bgzero.value.encode import ENCODERS
 from bgzero.value.evaluator import Evaluator
@@ -177,8 +178,31 @@ def load_evaluator(path: str | Path, frozen: bool = True) -> Evaluator:
     race = build("race_") if "race_model" in state else None
     pruner = (PruningNet(NetConfig(**state["prune_net_config"]), state["prune_model"]) if "prune_model" in state
               else None)
-    return Evaluator(build(""), encoders[""], race_net=race, race_encoder=encoders["race_"],
-                     exact_bearoff=state.get("exact_bearoff", True), pruner=pruner)
+    evaluator = Evaluator(build(""), encoders[""], race_net=race, race_encoder=encoders["race_"],
+                          exact_bearoff=state.get("exact_bearoff", True), pruner=pruner)
+    _probe(path, evaluator)
+    return evaluator
+
+
+def _probe_boards() -> np.ndarray:
+    """The starting position (the contact net) and a race of 15 checkers each on the 10-point (the race net)."""
+    race = np.zeros((2, 25), np.int8)
+    race[:, 9] = 15
+    return np.stack([START, race])
+
+
+def _probe(path, evaluator: Evaluator) -> None:
+    """Refuse nets whose weights are finite but absurd (1e30): their probabilities come out NaN
+    or outside 0-1, and every hint and rollout with them would print nonsense."""
+    unusable = f"checkpoint {path}: its weights are unusable (the run diverged): its nets give"
+    try:
+        probs = np.asarray(evaluator.probs(_probe_boards()), np.float64)
+    except ArithmeticError as e:  # the compiled head divides by a sum that overflowed to inf
+        raise CheckpointError(f"{unusable} {type(e).__name__} on the starting position, not probabilities") from None
+    wrong = ~(np.isfinite(probs) & (probs >= -1e-6) & (probs <= 1 + 1e-6)).all(axis=1)
+    if wrong.any():
+        where = ("the starting position", "a race")[int(np.argmax(wrong))]
+        raise CheckpointError(f"{unusable} {np.round(probs[wrong][0], 3).tolist()} on {where}, not probabilities")
 
 
 # --------------------------------------------------------------------------- fields
