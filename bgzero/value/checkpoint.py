@@ -288,10 +288,6 @@ def _weights(path, key: str, weights, config: NetConfig) -> None:
     arrays = {k: _array(v) for k, v in weights.items()} if isinstance(weights, dict) else {}
     if not arrays or not all(isinstance(k, str) and v is not None for k, v in arrays.items()):
         raise CheckpointError(f"checkpoint {path}: {key} is not a set of named weight tensors")
-    for name, array in arrays.items():
-        if not np.issubdtype(array.dtype, np.floating) or not np.isfinite(array).all():
-            raise CheckpointError(f"checkpoint {path}: {key} weight {name} holds NaN, infinite or non-float "
-                                  "values; the file is damaged or the run diverged")
     expected = weight_shapes(config)
     found = {k: tuple(v.shape) for k, v in arrays.items()}
     if found != expected:
@@ -300,6 +296,10 @@ def _weights(path, key: str, weights, config: NetConfig) -> None:
         detail = (f"{name} is {found[name]}, expected {expected[name]}" if name in found and name in expected
                   else f"missing {name}" if name in expected else f"unexpected {name}")
         raise CheckpointError(f"checkpoint {path}: weights do not fit its net config ({key}: {detail})")
+    for name, array in arrays.items():
+        if not np.issubdtype(array.dtype, np.floating) or not np.isfinite(array).all():
+            raise CheckpointError(f"checkpoint {path}: {key} weight {name} holds NaN, infinite or non-float "
+                                  "values; the file is damaged or the run diverged")
 
 
 RESUME_FIELDS = ("positions", "rng", "torch_rng")
