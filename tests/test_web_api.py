@@ -121,7 +121,9 @@ def test_rollout_runner_contract():
 
     app = create_app(Engine(["strong"]), default_agent="strong", rollout=runner)
     with TestClient(app) as c:
-        lines = c.post("/api/rollout", json={"position": START, "trials": 20}).text.splitlines()
+        answer = c.post("/api/rollout", json={"position": START, "trials": 20})
+    rid = answer.headers["x-rollout-id"]
+    lines = answer.text.replace(f'"id": "{rid}", ', "").splitlines()  # each progress line names its rollout
     assert lines == ['{"progress": {"trials": 10, "total": 20, "partial": {"equity": 0.1}}}',
                      '{"progress": {"trials": 20, "total": 20, "partial": {"equity": 0.1}}}',
                      '{"result": {"trials": 20, "equity": 0.1}}']
@@ -400,3 +402,67 @@ def test_a_finished_match_score_is_not_stopped_at_its_length():
         pytest.skip("no gammon in 40 one-point matches")
     assert max(view["score"]) == last.points and f" {last.points}" in view["status"]
     assert summary(game.record())["score"] == view["score"]
+
+
+def _held_runner(started, release):
+    """A rollout runner that reports every 20 ms until released or cancelled, noting when it starts."""
+    import time
+
+    def runner(request, progress):
+        started.append(request.trials)
+        done = 0
+        while not release.is_set():
+            done += 1
+            progress(done, request.trials, {})  # raises once the rollout is cancelled
+            time.sleep(0.02)
+        return {"trials": done}
+    return runner
+
+
+def test_rollouts_run_beside_short_requests_are_bounded_and_cancel():
+    # rollouts ran on the short workers: two of them made a 5 ms /api/move or /api/game wait 84 s, and none could be stopped
+    import time
+
+    import httpx
+
+    from tests.web_server import serving
+
+    started, release = [], threading.Event()
+    engine = Engine(["pubeval"], workers=1, long_workers=1, long_queue=1)
+    app = create_app(engine, default_agent="pubeval", rollout=_held_runner(started, release))
+    with serving(app) as base, httpx.Client(base_url=base, timeout=30) as c:
+        with c.stream("POST", "/api/rollout", json={"position": START, "trials": 11}) as first:
+            rid, first_lines = first.headers["x-rollout-id"], first.iter_lines()  # one iterator: dropping one
+            line = json.loads(next(first_lines))  # closes the connection, which cancels the rollout
+            assert line["progress"]["id"] == rid and line["progress"]["total"] == 11
+            t = time.perf_counter()
+            assert c.post("/api/game", json={"length": 1, "seed": 1}).status_code == 200
+            assert time.perf_counter() - t < 5  # the short worker is not the rollout's
+            with c.stream("POST", "/api/rollout", json={"position": START, "trials": 12}) as queued:
+                full = c.post("/api/rollout", json={"position": START, "trials": 13})
+                assert full.status_code == 503 and "busy" in full.json()["error"]
+                cancelled = c.delete(f"/api/rollout/{rid}").json()
+                assert cancelled["cancelled"] and cancelled["total"] == 11
+                last = json.loads(list(first_lines)[-1])
+                assert "cancelled" in last["error"]
+                queued_id = queued.headers["x-rollout-id"]
+                next(queued.iter_lines())  # the queued one runs now the first is cancelled; the iterator
+                # dropped, its client has gone away
+            # so it is cancelled too, and the long worker takes the next at once
+            for _ in range(100):
+                if c.delete(f"/api/rollout/{queued_id}").status_code == 404:
+                    break
+                time.sleep(0.05)
+            assert c.delete(f"/api/rollout/{queued_id}").status_code == 404
+            release.set()
+            assert json.loads(c.post("/api/rollout", json={"position": START, "trials": 14}).text.splitlines()[-1]
+                              )["result"]["trials"] >= 0
+        assert started == [11, 12, 14]
+
+
+@pytest.mark.parametrize("body, words", [({"trials": 10_369}, "trials"), ({"top": 11}, "top"),
+                                          ({"dice": "31", "top": 5, "trials": 1729}, "at most 10368")])
+def test_rollouts_are_capped_with_one_line_422s(client, body, words):
+    # up to 100,000 trials x (top + 1) were accepted
+    answer = client.post("/api/rollout", json={"position": START, **body})
+    assert answer.status_code == 422 and words in answer.json()["error"] and "\n" not in answer.json()["error"]

@@ -52,7 +52,7 @@ from bgzero.errors import BgzeroError, ConfigError
 from bgzero.ui.report import format_report
 from bgzero.web.engine import BusyError, Engine
 from bgzero.web.games import ANSWER, MOVING, ROLL, Sessions, UnknownSessionError, WebGame
-from bgzero.web.rollouts import RolloutRequest, RolloutRunner, run_rollout
+from bgzero.web.rollouts import MOST_TOP, MOST_TRIALS, RolloutJob, RolloutRequest, RolloutRunner, run_rollout
 from bgzero.web.watch import frames, summary
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -92,9 +92,9 @@ class Rollout(Body):
     dice: str | None = Field(None, description="roll out the best plays of this roll; omit for the position")
     match: str | None = None
     agent: str | None = None
-    trials: int = Field(1296, ge=1, le=100_000)
+    trials: int = Field(1296, ge=1, le=MOST_TRIALS, description="games for each play rolled out")
     seed: int = Field(0, ge=0, lt=2**63)
-    top: int = Field(5, ge=1, le=20)
+    top: int = Field(5, ge=1, le=MOST_TOP)
 
 
 def create_app(engine: Engine, *, default_agent: str, hint_agent: str | None = None, sessions: int = 64,
@@ -196,15 +196,43 @@ def create_app(engine: Engine, *, default_agent: str, hint_agent: str | None = N
 
         return {"position": position, "agent": spec, **_cube(await engine.run(work))}
 
+    rollouts: dict[str, RolloutJob] = {}  # queued or running, by id
+
     @app.post("/api/rollout", summary="Roll out a position or the best plays of a roll, streaming progress",
-              description="Answers JSON lines: {\"progress\": {trials, total, partial}} as it goes, "
-                          "then {\"result\": ...} or {\"error\": ...}.")
+              description="Runs on the long-work pool (503 when its queue is full). Answers JSON lines: "
+                          "{\"progress\": {id, trials, total, partial}} as it goes, then {\"result\": ...} or "
+                          "{\"error\": ...}. The header X-Rollout-Id names it for DELETE /api/rollout/{id}; "
+                          "a rollout whose client disconnects is cancelled too.")
     async def rollout_endpoint(body: Rollout):
         board, info = _position(body.position, body.match)
+        total = body.trials * (body.top + 1 if body.dice else 1)  # the position, then each play
+        if total > MOST_TRIALS:
+            return JSONResponse({"error": f"trials {body.trials} x {body.top + 1} (the position and top {body.top} "
+                                          f"plays) = {total} games; at most {MOST_TRIALS} a request"}, status_code=422)
         request = RolloutRequest(board, parse_dice(body.dice) if body.dice else None,
                                  from_match_info(info) if info else MatchState(0), agent_of(body.agent),
                                  body.trials, body.seed, body.top, info.dice_owner if info else 0)
-        return StreamingResponse(_stream(engine, rollout, request), media_type="application/x-ndjson")
+        job = RolloutJob(total)
+        loop = asyncio.get_running_loop()
+        lines: asyncio.Queue = asyncio.Queue()
+
+        def progress(done: int, of: int, partial: dict) -> None:
+            loop.call_soon_threadsafe(lines.put_nowait,
+                                      {"progress": {"id": job.id, "trials": done, "total": of, "partial": partial}})
+
+        future = engine.submit_long(rollout, request, job.report(progress))  # BusyError (503) before any answer
+        rollouts[job.id] = job
+        future.add_done_callback(lambda _f: loop.call_soon_threadsafe(rollouts.pop, job.id, None))
+        return StreamingResponse(_stream(job, asyncio.wrap_future(future), lines), media_type="application/x-ndjson",
+                                 headers={"X-Rollout-Id": job.id})
+
+    @app.delete("/api/rollout/{rid}", summary="Cancel a rollout, queued or running")
+    async def cancel_rollout(rid: str):
+        job = rollouts.get(rid)
+        if job is None:
+            return JSONResponse({"error": f"no rollout {rid!r} is queued or running"}, status_code=404)
+        job.cancelled.set()
+        return {"id": rid, "cancelled": True, "trials": job.done, "total": job.total}
 
     # ---- a person's game
 
@@ -275,7 +303,7 @@ def create_app(engine: Engine, *, default_agent: str, hint_agent: str | None = N
                                       names=(a, b))[0]
             return {**summary(record), "frames": frames(record), "mat": format_match(record)}
 
-        return await engine.run(work)
+        return await engine.run_long(work)
 
     @app.post("/api/match", summary="Upload a .mat or .sgf match: replayed, and every decision judged",
               description="The body is the file's text itself (Content-Type text/plain). The answer holds the "
@@ -297,7 +325,7 @@ def create_app(engine: Engine, *, default_agent: str, hint_agent: str | None = N
                 out["report"] = format_report(analysis, record.names)
             return out
 
-        return await engine.run(work)
+        return await engine.run_long(work)
 
     # ---- the page
 
@@ -347,26 +375,24 @@ async def _read_capped(request: Request, limit: int) -> str:
     return data.decode("utf-8", errors="replace")
 
 
-async def _stream(engine: Engine, runner: RolloutRunner, request: RolloutRequest):
-    """The runner's progress reports and then its result (or error), one JSON line each."""
-    loop = asyncio.get_running_loop()
-    lines: asyncio.Queue = asyncio.Queue()
-
-    def progress(done: int, total: int, partial: dict) -> None:
-        loop.call_soon_threadsafe(lines.put_nowait, {"progress": {"trials": done, "total": total, "partial": partial}})
-
-    task = asyncio.ensure_future(engine.run(runner, request, progress))
-    while not (task.done() and lines.empty()):
-        getter = asyncio.ensure_future(lines.get())
-        await asyncio.wait({getter, task}, return_when=asyncio.FIRST_COMPLETED)
-        if getter.done():
-            yield _json(getter.result())
-        else:
-            getter.cancel()
+async def _stream(job: RolloutJob, task: asyncio.Future, lines: asyncio.Queue):
+    """The rollout's progress reports and then its result (or error), one JSON line each. If the
+    client goes away the generator is closed mid-wait, and the rollout is cancelled with it."""
     try:
-        yield _json({"result": task.result()})
-    except BgzeroError as e:
-        yield _json({"error": str(e)})
+        while not (task.done() and lines.empty()):
+            getter = asyncio.ensure_future(lines.get())
+            await asyncio.wait({getter, task}, return_when=asyncio.FIRST_COMPLETED)
+            if getter.done():
+                yield _json(getter.result())
+            else:
+                getter.cancel()
+        try:
+            yield _json({"result": task.result()})
+        except (BgzeroError, asyncio.CancelledError) as e:
+            yield _json({"error": str(e) if isinstance(e, BgzeroError) else f"rollout {job.id} cancelled"})
+    finally:
+        job.cancelled.set()  # a no-op once it has finished
+        task.cancel()  # drops it if it still waits for a worker
 
 
 def _json(data) -> str:
