@@ -27,7 +27,8 @@ START = "4HPwATDgc/ABMA"
 
 @pytest.fixture(scope="module")
 def client():
-    app = create_app(Engine(["strong", "pubeval", "random"]), default_agent="strong", sessions=3, upload_bytes=20_000)
+    app = create_app(Engine(["strong", "pubeval", "random"]), default_agent="strong", sessions=3,
+                     games_per_client=2, upload_bytes=20_000)
     with TestClient(app) as c:
         yield c
 
@@ -167,7 +168,8 @@ def test_a_saved_web_match_holds_the_game_in_progress(client):
 
 def test_resign_and_sessions_are_bounded(client):
     ids = [client.post("/api/game", json={"agent": "random", "length": 3, "seed": s}).json()["id"] for s in range(4)]
-    assert client.get(f"/api/game/{ids[0]}").status_code == 404  # 3 sessions held: the oldest was dropped
+    assert client.get(f"/api/game/{ids[1]}").status_code == 404  # 2 a browser: its own oldest were dropped
+    assert client.get("/api/game").json()["id"] == ids[3]  # a reloaded page finds its latest game
     game = client.get(f"/api/game/{ids[3]}").json()
     if not game["log"][1:]:  # the person opens: play it first, resigning needs an action
         game = client.post(f"/api/game/{ids[3]}", json={"action": "move", "move": game["legal"][0]["move"]}).json()
@@ -466,3 +468,40 @@ def test_rollouts_are_capped_with_one_line_422s(client, body, words):
     # up to 100,000 trials x (top + 1) were accepted
     answer = client.post("/api/rollout", json={"position": START, **body})
     assert answer.status_code == 422 and words in answer.json()["error"] and "\n" not in answer.json()["error"]
+
+
+def test_games_belong_to_their_browser_which_never_drops_anothers():
+    # creating 64 games dropped everyone else's; any client could act on any game by its id
+    app = create_app(Engine(["random"]), default_agent="random", sessions=3, games_per_client=2)
+    new = {"length": 1, "seed": 1}
+    with TestClient(app) as a, TestClient(app) as b, TestClient(app) as c:
+        mine = a.post("/api/game", json=new)
+        assert "httponly" in mine.headers["set-cookie"].lower()
+        theirs = b.post("/api/game", json=new).json()["id"]
+        a.post("/api/game", json=new)
+        a.post("/api/game", json=new)  # a's third: a's own oldest goes
+        assert a.get(f"/api/game/{mine.json()['id']}").status_code == 404
+        full = c.post("/api/game", json=new)  # 3 held, none c's: refused, b's game kept
+        assert full.status_code == 503 and "most games" in full.json()["error"]
+        assert b.get(f"/api/game/{theirs}").status_code == 200
+        assert a.get(f"/api/game/{theirs}").status_code == 404  # not a's to see
+        assert a.post(f"/api/game/{theirs}", json={"action": "roll"}).status_code == 404
+        assert c.get("/api/game").status_code == 404 and b.get("/api/game").json()["id"] == theirs
+
+
+def test_idle_games_expire():
+    from bgzero.agents.specs import make_agent
+    from bgzero.web.games import ServerFullError, Sessions, UnknownSessionError, WebGame
+
+    now = [0.0]
+    held = Sessions(limit=1, per_client=1, idle_seconds=3600, clock=lambda: now[0])
+    sid = held.add(WebGame(make_agent("random"), "random", length=1, seed=1), "a")
+    now[0] = 3000
+    assert held.get(sid, "a")  # used: its hour starts again
+    now[0] = 6000
+    with pytest.raises(ServerFullError):  # idle 50 minutes: still held
+        held.add(WebGame(make_agent("random"), "random", length=1, seed=2), "b")
+    now[0] = 6700
+    assert held.add(WebGame(make_agent("random"), "random", length=1, seed=2), "b")  # a's expired
+    with pytest.raises(UnknownSessionError, match="expired"):
+        held.get(sid, "a")

@@ -17,7 +17,8 @@ def build(cfg: DictConfig):
                     long_workers=int(cfg.long_workers), long_queue=int(cfg.long_queue))
     return create_app(engine, default_agent=str(cfg.default_agent),
                       hint_agent=None if cfg.hint_agent is None else str(cfg.hint_agent),
-                      sessions=int(cfg.sessions), upload_bytes=int(cfg.upload_bytes))
+                      sessions=int(cfg.sessions), games_per_client=int(cfg.games_per_client),
+                      idle_minutes=float(cfg.idle_minutes), upload_bytes=int(cfg.upload_bytes))
 
 
 @hydra_main("web")

@@ -51,11 +51,12 @@ from bgzero.engine.ids import MatchInfo
 from bgzero.errors import BgzeroError, ConfigError
 from bgzero.ui.report import format_report
 from bgzero.web.engine import BusyError, Engine
-from bgzero.web.games import ANSWER, MOVING, ROLL, Sessions, UnknownSessionError, WebGame
+from bgzero.web.games import ANSWER, MOVING, ROLL, ServerFullError, Sessions, UnknownSessionError, WebGame
 from bgzero.web.rollouts import MOST_TOP, MOST_TRIALS, RolloutJob, RolloutRequest, RolloutRunner, run_rollout
 from bgzero.web.watch import frames, summary
 
 STATIC = Path(__file__).resolve().parent / "static"
+CLIENT_COOKIE = "bgzero_client"  # the browser's id: its games are its own
 POSITION_HELP = "gnubg Position ID (side on roll), PositionID:MatchID, or an XGID"
 
 
@@ -98,14 +99,14 @@ class Rollout(Body):
 
 
 def create_app(engine: Engine, *, default_agent: str, hint_agent: str | None = None, sessions: int = 64,
-               upload_bytes: int = 1_000_000, rollout: RolloutRunner = run_rollout) -> FastAPI:
+               games_per_client: int = 4, idle_minutes: float = 60.0, upload_bytes: int = 1_000_000, rollout: RolloutRunner = run_rollout) -> FastAPI:
     """The app serving ``engine``'s agents; ``rollout`` runs ``/api/rollout``."""
     engine.check(default_agent)
     hint_agent = hint_agent or default_agent
     engine.check(hint_agent)
     if upload_bytes < 1:
         raise ConfigError(f"upload_bytes={upload_bytes} must be at least 1")
-    games = Sessions(sessions)
+    games = Sessions(sessions, games_per_client, idle_minutes * 60)
 
     @asynccontextmanager
     async def lifespan(_app):
@@ -124,7 +125,8 @@ def create_app(engine: Engine, *, default_agent: str, hint_agent: str | None = N
 
     @app.exception_handler(BgzeroError)
     async def bgzero_error(request: Request, e: BgzeroError):
-        status = 404 if isinstance(e, UnknownSessionError) else 503 if isinstance(e, BusyError) else 400
+        status = (404 if isinstance(e, UnknownSessionError) else
+                  503 if isinstance(e, (BusyError, ServerFullError)) else 400)
         return JSONResponse({"error": str(e)}, status_code=status)
 
     @app.exception_handler(RequestValidationError)
@@ -236,10 +238,15 @@ def create_app(engine: Engine, *, default_agent: str, hint_agent: str | None = N
 
     # ---- a person's game
 
-    @app.post("/api/game", summary="Start a match or money session against an agent")
-    async def new_game(body: NewGame):
+    def client_of(request: Request) -> str | None:
+        return request.cookies.get(CLIENT_COOKIE)
+
+    @app.post("/api/game", summary="Start a match or money session against an agent",
+              description="The game belongs to this browser (an httponly cookie, set here if it has none).")
+    async def new_game(body: NewGame, request: Request):
         spec = agent_of(body.agent)
         seed = body.seed if body.seed is not None else secrets.randbelow(2**63)
+        client = client_of(request) or secrets.token_urlsafe(16)
 
         def work():
             with engine.using(spec):
@@ -247,15 +254,22 @@ def create_app(engine: Engine, *, default_agent: str, hint_agent: str | None = N
                                jacoby=body.jacoby, seed=seed)
 
         game = await engine.run(work)
-        return {"id": games.add(game), **game.view()}
+        answer = JSONResponse({"id": games.add(game, client), **game.view()})
+        answer.set_cookie(CLIENT_COOKIE, client, httponly=True, samesite="strict")
+        return answer
+
+    @app.get("/api/game", summary="This browser's most recent game, as after a page reload (404 if none)")
+    async def current_game(request: Request):
+        sid = games.current(client_of(request))
+        return {"id": sid, **games.get(sid, client_of(request)).view()}
 
     @app.get("/api/game/{sid}", summary="The game's state")
-    async def show_game(sid: str):
-        return {"id": sid, **games.get(sid).view()}
+    async def show_game(sid: str, request: Request):
+        return {"id": sid, **games.get(sid, client_of(request)).view()}
 
     @app.post("/api/game/{sid}", summary="Roll, double, take, pass, move, resign, or start the next game")
-    async def act(sid: str, body: GameAction):
-        game = games.get(sid)
+    async def act(sid: str, body: GameAction, request: Request):
+        game = games.get(sid, client_of(request))
 
         def work():
             with game.lock, engine.using(game.names[1]):
@@ -265,8 +279,8 @@ def create_app(engine: Engine, *, default_agent: str, hint_agent: str | None = N
         return {"id": sid, **await engine.run(work)}
 
     @app.get("/api/game/{sid}/hint", summary="The ranked plays, or the cube action, for the person")
-    async def hint(sid: str):
-        game = games.get(sid)
+    async def hint(sid: str, request: Request):
+        game = games.get(sid, client_of(request))
 
         def work():
             evaluator, ply = engine.evaluator(hint_agent)
@@ -285,8 +299,8 @@ def create_app(engine: Engine, *, default_agent: str, hint_agent: str | None = N
 
     @app.get("/api/game/{sid}/{kind}", summary="The match so far (the game in progress too) as a .mat file or gnubg's SGF",
              response_class=PlainTextResponse)
-    async def transcript(sid: str, kind: Literal["mat", "sgf"]):
-        game = games.get(sid)
+    async def transcript(sid: str, kind: Literal["mat", "sgf"], request: Request):
+        game = games.get(sid, client_of(request))
         with game.lock:
             text = game.mat() if kind == "mat" else game.sgf()
         return PlainTextResponse(text, headers={"Content-Disposition": f'attachment; filename="bgzero.{kind}"'})
