@@ -301,7 +301,9 @@ def test_cli_config_defaults_to_localhost_and_checks_values():
             build(compose("web", overrides=["default_agent=gnubg"]))
         # each was a ValueError or KeyError traceback before the web config had a schema
         for override, named in (("port=abc", "port='abc'"), ("agents=strong", "agents='strong'"),
-                                ("log_level=loud", "log_level='loud'"), ("sessions=0", "sessions=0")):
+                                ("log_level=loud", "log_level='loud'"), ("sessions=0", "sessions=0"),
+                                ("host=''", "host=''"), ("long_queue=0", "long_queue=0"),
+                                ("games_per_client=0", "games_per_client=0"), ("idle_minutes=0", "idle_minutes=0")):
             with pytest.raises(ConfigError, match=named):
                 build(compose("web", overrides=[override]))
 
