@@ -297,7 +297,8 @@ PLAY = {"bot": AGENT, "name": text(), "length": MATCH_LENGTH, "games": whole(0),
         "board": choice("unicode", "ascii"), "colour": choice("auto", True, False), "save": output_file(null=True)}
 WEB = {"host": text(), "port": whole(0, 65535), "agents": agent_list(), "default_agent": AGENT,
        "hint_agent": text(null=True), "workers": whole(1, MOST_PROCESSES, why=_CORES), "queue": whole(1),
-       "sessions": whole(1), "upload_bytes": whole(1), "connections": whole(1),
+       "long_workers": whole(1, MOST_PROCESSES, why=_CORES), "long_queue": whole(1),
+       "sessions": whole(1), "games_per_client": whole(1), "idle_minutes": number(above=0), "upload_bytes": whole(1), "connections": whole(1),
        "log_level": choice("critical", "error", "warning", "info", "debug", "trace", fold_case=True)}
 SERVE = {"agent": AGENT, "host": text(), "port": whole(0, 65535), "connections": whole(1, null=True),
          "idle_timeout": number(above=0), "gnubg_scores": flag(),

@@ -27,7 +27,8 @@ START = "4HPwATDgc/ABMA"
 
 @pytest.fixture(scope="module")
 def client():
-    app = create_app(Engine(["strong", "pubeval", "random"]), default_agent="strong", sessions=3, upload_bytes=20_000)
+    app = create_app(Engine(["strong", "pubeval", "random"]), default_agent="strong", sessions=3,
+                     games_per_client=2, upload_bytes=20_000)
     with TestClient(app) as c:
         yield c
 
@@ -121,7 +122,9 @@ def test_rollout_runner_contract():
 
     app = create_app(Engine(["strong"]), default_agent="strong", rollout=runner)
     with TestClient(app) as c:
-        lines = c.post("/api/rollout", json={"position": START, "trials": 20}).text.splitlines()
+        answer = c.post("/api/rollout", json={"position": START, "trials": 20})
+    rid = answer.headers["x-rollout-id"]
+    lines = answer.text.replace(f'"id": "{rid}", ', "").splitlines()  # each progress line names its rollout
     assert lines == ['{"progress": {"trials": 10, "total": 20, "partial": {"equity": 0.1}}}',
                      '{"progress": {"trials": 20, "total": 20, "partial": {"equity": 0.1}}}',
                      '{"result": {"trials": 20, "equity": 0.1}}']
@@ -165,7 +168,8 @@ def test_a_saved_web_match_holds_the_game_in_progress(client):
 
 def test_resign_and_sessions_are_bounded(client):
     ids = [client.post("/api/game", json={"agent": "random", "length": 3, "seed": s}).json()["id"] for s in range(4)]
-    assert client.get(f"/api/game/{ids[0]}").status_code == 404  # 3 sessions held: the oldest was dropped
+    assert client.get(f"/api/game/{ids[1]}").status_code == 404  # 2 a browser: its own oldest were dropped
+    assert client.get("/api/game").json()["id"] == ids[3]  # a reloaded page finds its latest game
     game = client.get(f"/api/game/{ids[3]}").json()
     if not game["log"][1:]:  # the person opens: play it first, resigning needs an action
         game = client.post(f"/api/game/{ids[3]}", json={"action": "move", "move": game["legal"][0]["move"]}).json()
@@ -297,7 +301,9 @@ def test_cli_config_defaults_to_localhost_and_checks_values():
             build(compose("web", overrides=["default_agent=gnubg"]))
         # each was a ValueError or KeyError traceback before the web config had a schema
         for override, named in (("port=abc", "port='abc'"), ("agents=strong", "agents='strong'"),
-                                ("log_level=loud", "log_level='loud'"), ("sessions=0", "sessions=0")):
+                                ("log_level=loud", "log_level='loud'"), ("sessions=0", "sessions=0"),
+                                ("host=''", "host=''"), ("long_queue=0", "long_queue=0"),
+                                ("games_per_client=0", "games_per_client=0"), ("idle_minutes=0", "idle_minutes=0")):
             with pytest.raises(ConfigError, match=named):
                 build(compose("web", overrides=[override]))
 
@@ -400,3 +406,104 @@ def test_a_finished_match_score_is_not_stopped_at_its_length():
         pytest.skip("no gammon in 40 one-point matches")
     assert max(view["score"]) == last.points and f" {last.points}" in view["status"]
     assert summary(game.record())["score"] == view["score"]
+
+
+def _held_runner(started, release):
+    """A rollout runner that reports every 20 ms until released or cancelled, noting when it starts."""
+    import time
+
+    def runner(request, progress):
+        started.append(request.trials)
+        done = 0
+        while not release.is_set():
+            done += 1
+            progress(done, request.trials, {})  # raises once the rollout is cancelled
+            time.sleep(0.02)
+        return {"trials": done}
+    return runner
+
+
+def test_rollouts_run_beside_short_requests_are_bounded_and_cancel():
+    # rollouts ran on the short workers: two of them made a 5 ms /api/move or /api/game wait 84 s, and none could be stopped
+    import time
+
+    import httpx
+
+    from tests.web_server import serving
+
+    started, release = [], threading.Event()
+    engine = Engine(["pubeval"], workers=1, long_workers=1, long_queue=1)
+    app = create_app(engine, default_agent="pubeval", rollout=_held_runner(started, release))
+    with serving(app) as base, httpx.Client(base_url=base, timeout=30) as c:
+        with c.stream("POST", "/api/rollout", json={"position": START, "trials": 11}) as first:
+            rid, first_lines = first.headers["x-rollout-id"], first.iter_lines()  # one iterator: dropping one
+            line = json.loads(next(first_lines))  # closes the connection, which cancels the rollout
+            assert line["progress"]["id"] == rid and line["progress"]["total"] == 11
+            t = time.perf_counter()
+            assert c.post("/api/game", json={"length": 1, "seed": 1}).status_code == 200
+            assert time.perf_counter() - t < 5  # the short worker is not the rollout's
+            with c.stream("POST", "/api/rollout", json={"position": START, "trials": 12}) as queued:
+                full = c.post("/api/rollout", json={"position": START, "trials": 13})
+                assert full.status_code == 503 and "busy" in full.json()["error"]
+                cancelled = c.delete(f"/api/rollout/{rid}").json()
+                assert cancelled["cancelled"] and cancelled["total"] == 11
+                last = json.loads(list(first_lines)[-1])
+                assert "cancelled" in last["error"]
+                queued_id = queued.headers["x-rollout-id"]
+                next(queued.iter_lines())  # the queued one runs now the first is cancelled; the iterator
+                # dropped, its client has gone away
+            # so it is cancelled too, and the long worker takes the next at once
+            for _ in range(100):
+                if c.delete(f"/api/rollout/{queued_id}").status_code == 404:
+                    break
+                time.sleep(0.05)
+            assert c.delete(f"/api/rollout/{queued_id}").status_code == 404
+            release.set()
+            assert json.loads(c.post("/api/rollout", json={"position": START, "trials": 14}).text.splitlines()[-1]
+                              )["result"]["trials"] >= 0
+        assert started == [11, 12, 14]
+
+
+@pytest.mark.parametrize("body, words", [({"trials": 10_369}, "trials"), ({"top": 11}, "top"),
+                                          ({"dice": "31", "top": 5, "trials": 1729}, "at most 10368")])
+def test_rollouts_are_capped_with_one_line_422s(client, body, words):
+    # up to 100,000 trials x (top + 1) were accepted
+    answer = client.post("/api/rollout", json={"position": START, **body})
+    assert answer.status_code == 422 and words in answer.json()["error"] and "\n" not in answer.json()["error"]
+
+
+def test_games_belong_to_their_browser_which_never_drops_anothers():
+    # creating 64 games dropped everyone else's; any client could act on any game by its id
+    app = create_app(Engine(["random"]), default_agent="random", sessions=3, games_per_client=2)
+    new = {"length": 1, "seed": 1}
+    with TestClient(app) as a, TestClient(app) as b, TestClient(app) as c:
+        mine = a.post("/api/game", json=new)
+        assert "httponly" in mine.headers["set-cookie"].lower()
+        theirs = b.post("/api/game", json=new).json()["id"]
+        a.post("/api/game", json=new)
+        a.post("/api/game", json=new)  # a's third: a's own oldest goes
+        assert a.get(f"/api/game/{mine.json()['id']}").status_code == 404
+        full = c.post("/api/game", json=new)  # 3 held, none c's: refused, b's game kept
+        assert full.status_code == 503 and "most games" in full.json()["error"]
+        assert b.get(f"/api/game/{theirs}").status_code == 200
+        assert a.get(f"/api/game/{theirs}").status_code == 404  # not a's to see
+        assert a.post(f"/api/game/{theirs}", json={"action": "roll"}).status_code == 404
+        assert c.get("/api/game").status_code == 404 and b.get("/api/game").json()["id"] == theirs
+
+
+def test_idle_games_expire():
+    from bgzero.agents.specs import make_agent
+    from bgzero.web.games import ServerFullError, Sessions, UnknownSessionError, WebGame
+
+    now = [0.0]
+    held = Sessions(limit=1, per_client=1, idle_seconds=3600, clock=lambda: now[0])
+    sid = held.add(WebGame(make_agent("random"), "random", length=1, seed=1), "a")
+    now[0] = 3000
+    assert held.get(sid, "a")  # used: its hour starts again
+    now[0] = 6000
+    with pytest.raises(ServerFullError):  # idle 50 minutes: still held
+        held.add(WebGame(make_agent("random"), "random", length=1, seed=2), "b")
+    now[0] = 6700
+    assert held.add(WebGame(make_agent("random"), "random", length=1, seed=2), "b")  # a's expired
+    with pytest.raises(UnknownSessionError, match="expired"):
+        held.get(sid, "a")

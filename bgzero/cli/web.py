@@ -13,10 +13,12 @@ STOP_SECONDS = 5  # on SIGTERM or Ctrl-C, answers still streaming (a rollout) ge
 def build(cfg: DictConfig):
     """The app ``cfg`` describes, every value checked before anything is loaded."""
     check(cfg, WEB)
-    engine = Engine(list(cfg.agents), workers=int(cfg.workers), queue=int(cfg.queue))
+    engine = Engine(list(cfg.agents), workers=int(cfg.workers), queue=int(cfg.queue),
+                    long_workers=int(cfg.long_workers), long_queue=int(cfg.long_queue))
     return create_app(engine, default_agent=str(cfg.default_agent),
                       hint_agent=None if cfg.hint_agent is None else str(cfg.hint_agent),
-                      sessions=int(cfg.sessions), upload_bytes=int(cfg.upload_bytes))
+                      sessions=int(cfg.sessions), games_per_client=int(cfg.games_per_client),
+                      idle_minutes=float(cfg.idle_minutes), upload_bytes=int(cfg.upload_bytes))
 
 
 @hydra_main("web")

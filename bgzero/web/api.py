@@ -51,11 +51,12 @@ from bgzero.engine.ids import MatchInfo
 from bgzero.errors import BgzeroError, ConfigError
 from bgzero.ui.report import format_report
 from bgzero.web.engine import BusyError, Engine
-from bgzero.web.games import ANSWER, MOVING, ROLL, Sessions, UnknownSessionError, WebGame
-from bgzero.web.rollouts import RolloutRequest, RolloutRunner, run_rollout
+from bgzero.web.games import ANSWER, MOVING, ROLL, ServerFullError, Sessions, UnknownSessionError, WebGame
+from bgzero.web.rollouts import MOST_TOP, MOST_TRIALS, RolloutJob, RolloutRequest, RolloutRunner, run_rollout
 from bgzero.web.watch import frames, summary
 
 STATIC = Path(__file__).resolve().parent / "static"
+CLIENT_COOKIE = "bgzero_client"  # the browser's id: its games are its own
 POSITION_HELP = "gnubg Position ID (side on roll), PositionID:MatchID, or an XGID"
 
 
@@ -92,20 +93,20 @@ class Rollout(Body):
     dice: str | None = Field(None, description="roll out the best plays of this roll; omit for the position")
     match: str | None = None
     agent: str | None = None
-    trials: int = Field(1296, ge=1, le=100_000)
+    trials: int = Field(1296, ge=1, le=MOST_TRIALS, description="games for each play rolled out")
     seed: int = Field(0, ge=0, lt=2**63)
-    top: int = Field(5, ge=1, le=20)
+    top: int = Field(5, ge=1, le=MOST_TOP)
 
 
 def create_app(engine: Engine, *, default_agent: str, hint_agent: str | None = None, sessions: int = 64,
-               upload_bytes: int = 1_000_000, rollout: RolloutRunner = run_rollout) -> FastAPI:
+               games_per_client: int = 4, idle_minutes: float = 60.0, upload_bytes: int = 1_000_000, rollout: RolloutRunner = run_rollout) -> FastAPI:
     """The app serving ``engine``'s agents; ``rollout`` runs ``/api/rollout``."""
     engine.check(default_agent)
     hint_agent = hint_agent or default_agent
     engine.check(hint_agent)
     if upload_bytes < 1:
         raise ConfigError(f"upload_bytes={upload_bytes} must be at least 1")
-    games = Sessions(sessions)
+    games = Sessions(sessions, games_per_client, idle_minutes * 60)
 
     @asynccontextmanager
     async def lifespan(_app):
@@ -124,7 +125,8 @@ def create_app(engine: Engine, *, default_agent: str, hint_agent: str | None = N
 
     @app.exception_handler(BgzeroError)
     async def bgzero_error(request: Request, e: BgzeroError):
-        status = 404 if isinstance(e, UnknownSessionError) else 503 if isinstance(e, BusyError) else 400
+        status = (404 if isinstance(e, UnknownSessionError) else
+                  503 if isinstance(e, (BusyError, ServerFullError)) else 400)
         return JSONResponse({"error": str(e)}, status_code=status)
 
     @app.exception_handler(RequestValidationError)
@@ -196,22 +198,55 @@ def create_app(engine: Engine, *, default_agent: str, hint_agent: str | None = N
 
         return {"position": position, "agent": spec, **_cube(await engine.run(work))}
 
+    rollouts: dict[str, RolloutJob] = {}  # queued or running, by id
+
     @app.post("/api/rollout", summary="Roll out a position or the best plays of a roll, streaming progress",
-              description="Answers JSON lines: {\"progress\": {trials, total, partial}} as it goes, "
-                          "then {\"result\": ...} or {\"error\": ...}.")
+              description="Runs on the long-work pool (503 when its queue is full). Answers JSON lines: "
+                          "{\"progress\": {id, trials, total, partial}} as it goes, then {\"result\": ...} or "
+                          "{\"error\": ...}. The header X-Rollout-Id names it for DELETE /api/rollout/{id}; "
+                          "a rollout whose client disconnects is cancelled too.")
     async def rollout_endpoint(body: Rollout):
         board, info = _position(body.position, body.match)
+        total = body.trials * (body.top + 1 if body.dice else 1)  # the position, then each play
+        if total > MOST_TRIALS:
+            return JSONResponse({"error": f"trials {body.trials} x {body.top + 1} (the position and top {body.top} "
+                                          f"plays) = {total} games; at most {MOST_TRIALS} a request"}, status_code=422)
         request = RolloutRequest(board, parse_dice(body.dice) if body.dice else None,
                                  from_match_info(info) if info else MatchState(0), agent_of(body.agent),
                                  body.trials, body.seed, body.top, info.dice_owner if info else 0)
-        return StreamingResponse(_stream(engine, rollout, request), media_type="application/x-ndjson")
+        job = RolloutJob(total)
+        loop = asyncio.get_running_loop()
+        lines: asyncio.Queue = asyncio.Queue()
+
+        def progress(done: int, of: int, partial: dict) -> None:
+            loop.call_soon_threadsafe(lines.put_nowait,
+                                      {"progress": {"id": job.id, "trials": done, "total": of, "partial": partial}})
+
+        future = engine.submit_long(rollout, request, job.report(progress))  # BusyError (503) before any answer
+        rollouts[job.id] = job
+        future.add_done_callback(lambda _f: loop.call_soon_threadsafe(rollouts.pop, job.id, None))
+        return StreamingResponse(_stream(job, asyncio.wrap_future(future), lines), media_type="application/x-ndjson",
+                                 headers={"X-Rollout-Id": job.id})
+
+    @app.delete("/api/rollout/{rid}", summary="Cancel a rollout, queued or running")
+    async def cancel_rollout(rid: str):
+        job = rollouts.get(rid)
+        if job is None:
+            return JSONResponse({"error": f"no rollout {rid!r} is queued or running"}, status_code=404)
+        job.cancelled.set()
+        return {"id": rid, "cancelled": True, "trials": job.done, "total": job.total}
 
     # ---- a person's game
 
-    @app.post("/api/game", summary="Start a match or money session against an agent")
-    async def new_game(body: NewGame):
+    def client_of(request: Request) -> str | None:
+        return request.cookies.get(CLIENT_COOKIE)
+
+    @app.post("/api/game", summary="Start a match or money session against an agent",
+              description="The game belongs to this browser (an httponly cookie, set here if it has none).")
+    async def new_game(body: NewGame, request: Request):
         spec = agent_of(body.agent)
         seed = body.seed if body.seed is not None else secrets.randbelow(2**63)
+        client = client_of(request) or secrets.token_urlsafe(16)
 
         def work():
             with engine.using(spec):
@@ -219,15 +254,22 @@ def create_app(engine: Engine, *, default_agent: str, hint_agent: str | None = N
                                jacoby=body.jacoby, seed=seed)
 
         game = await engine.run(work)
-        return {"id": games.add(game), **game.view()}
+        answer = JSONResponse({"id": games.add(game, client), **game.view()})
+        answer.set_cookie(CLIENT_COOKIE, client, httponly=True, samesite="strict")
+        return answer
+
+    @app.get("/api/game", summary="This browser's most recent game, as after a page reload (404 if none)")
+    async def current_game(request: Request):
+        sid = games.current(client_of(request))
+        return {"id": sid, **games.get(sid, client_of(request)).view()}
 
     @app.get("/api/game/{sid}", summary="The game's state")
-    async def show_game(sid: str):
-        return {"id": sid, **games.get(sid).view()}
+    async def show_game(sid: str, request: Request):
+        return {"id": sid, **games.get(sid, client_of(request)).view()}
 
     @app.post("/api/game/{sid}", summary="Roll, double, take, pass, move, resign, or start the next game")
-    async def act(sid: str, body: GameAction):
-        game = games.get(sid)
+    async def act(sid: str, body: GameAction, request: Request):
+        game = games.get(sid, client_of(request))
 
         def work():
             with game.lock, engine.using(game.names[1]):
@@ -237,8 +279,8 @@ def create_app(engine: Engine, *, default_agent: str, hint_agent: str | None = N
         return {"id": sid, **await engine.run(work)}
 
     @app.get("/api/game/{sid}/hint", summary="The ranked plays, or the cube action, for the person")
-    async def hint(sid: str):
-        game = games.get(sid)
+    async def hint(sid: str, request: Request):
+        game = games.get(sid, client_of(request))
 
         def work():
             evaluator, ply = engine.evaluator(hint_agent)
@@ -257,8 +299,8 @@ def create_app(engine: Engine, *, default_agent: str, hint_agent: str | None = N
 
     @app.get("/api/game/{sid}/{kind}", summary="The match so far (the game in progress too) as a .mat file or gnubg's SGF",
              response_class=PlainTextResponse)
-    async def transcript(sid: str, kind: Literal["mat", "sgf"]):
-        game = games.get(sid)
+    async def transcript(sid: str, kind: Literal["mat", "sgf"], request: Request):
+        game = games.get(sid, client_of(request))
         with game.lock:
             text = game.mat() if kind == "mat" else game.sgf()
         return PlainTextResponse(text, headers={"Content-Disposition": f'attachment; filename="bgzero.{kind}"'})
@@ -275,7 +317,7 @@ def create_app(engine: Engine, *, default_agent: str, hint_agent: str | None = N
                                       names=(a, b))[0]
             return {**summary(record), "frames": frames(record), "mat": format_match(record)}
 
-        return await engine.run(work)
+        return await engine.run_long(work)
 
     @app.post("/api/match", summary="Upload a .mat or .sgf match: replayed, and every decision judged",
               description="The body is the file's text itself (Content-Type text/plain). The answer holds the "
@@ -297,7 +339,7 @@ def create_app(engine: Engine, *, default_agent: str, hint_agent: str | None = N
                 out["report"] = format_report(analysis, record.names)
             return out
 
-        return await engine.run(work)
+        return await engine.run_long(work)
 
     # ---- the page
 
@@ -347,26 +389,24 @@ async def _read_capped(request: Request, limit: int) -> str:
     return data.decode("utf-8", errors="replace")
 
 
-async def _stream(engine: Engine, runner: RolloutRunner, request: RolloutRequest):
-    """The runner's progress reports and then its result (or error), one JSON line each."""
-    loop = asyncio.get_running_loop()
-    lines: asyncio.Queue = asyncio.Queue()
-
-    def progress(done: int, total: int, partial: dict) -> None:
-        loop.call_soon_threadsafe(lines.put_nowait, {"progress": {"trials": done, "total": total, "partial": partial}})
-
-    task = asyncio.ensure_future(engine.run(runner, request, progress))
-    while not (task.done() and lines.empty()):
-        getter = asyncio.ensure_future(lines.get())
-        await asyncio.wait({getter, task}, return_when=asyncio.FIRST_COMPLETED)
-        if getter.done():
-            yield _json(getter.result())
-        else:
-            getter.cancel()
+async def _stream(job: RolloutJob, task: asyncio.Future, lines: asyncio.Queue):
+    """The rollout's progress reports and then its result (or error), one JSON line each. If the
+    client goes away the generator is closed mid-wait, and the rollout is cancelled with it."""
     try:
-        yield _json({"result": task.result()})
-    except BgzeroError as e:
-        yield _json({"error": str(e)})
+        while not (task.done() and lines.empty()):
+            getter = asyncio.ensure_future(lines.get())
+            await asyncio.wait({getter, task}, return_when=asyncio.FIRST_COMPLETED)
+            if getter.done():
+                yield _json(getter.result())
+            else:
+                getter.cancel()
+        try:
+            yield _json({"result": task.result()})
+        except (BgzeroError, asyncio.CancelledError) as e:
+            yield _json({"error": str(e) if isinstance(e, BgzeroError) else f"rollout {job.id} cancelled"})
+    finally:
+        job.cancelled.set()  # a no-op once it has finished
+        task.cancel()  # drops it if it still waits for a worker
 
 
 def _json(data) -> str:

@@ -93,6 +93,10 @@ class Engine:
         """``fn(*args)`` on a long-work thread (rollouts, whole matches), beside the short requests."""
         return await self.long.run(fn, *args)
 
+    def submit_long(self, fn: Callable, *args):
+        """``fn(*args)`` queued for a long-work thread: its future, or :class:`BusyError` at once."""
+        return self.long.submit(fn, *args)
+
     def close(self) -> None:
         self.short.close()
         self.long.close()

@@ -11,13 +11,14 @@ Unlike :class:`bgzero.ui.play.PlaySession`, which blocks reading a stream, a :cl
 is a state machine: each action advances it (the bot playing its turns at once) until the
 person must act again. Both are a :class:`~bgzero.ui.person_match.PersonMatch`, which
 holds the match and applies the rules. :class:`Sessions` holds a bounded number of them,
-dropping the one left alone longest.
+each owned by the browser that made it.
 """
 
 from __future__ import annotations
 
 import secrets
 import threading
+import time
 from collections import OrderedDict
 
 import numpy as np
@@ -225,33 +226,65 @@ class WebGame(PersonMatch):
 
 
 class UnknownSessionError(BgzeroError, LookupError):
-    """A session id the server does not hold (never made, or dropped to make room)."""
+    """A session id this browser does not hold (never made, another browser's, or expired)."""
+
+
+class ServerFullError(BgzeroError):
+    """The server holds its most games, none of them the asking browser's; answered 503."""
 
 
 class Sessions:
-    """At most ``limit`` games by session id; a new one drops the game left alone longest."""
+    """Games by session id, each owned by the browser (client id) that made it: at most
+    ``per_client`` a browser (its own least recently used is dropped for a new one) and
+    ``limit`` in all (a new one is then refused: one browser never drops another's game);
+    a game left alone ``idle_seconds`` expires."""
 
-    def __init__(self, limit: int = 64):
-        if limit < 1:
-            raise ConfigError(f"sessions={limit}: the server must hold at least one game")
-        self.limit = limit
-        self._games: OrderedDict[str, WebGame] = OrderedDict()
+    def __init__(self, limit: int = 64, per_client: int = 4, idle_seconds: float = 3600.0, clock=time.monotonic):
+        if limit < 1 or per_client < 1:
+            raise ConfigError(f"sessions={limit}, games_per_client={per_client}: each must be at least 1")
+        if idle_seconds <= 0:
+            raise ConfigError(f"idle_seconds={idle_seconds} must be positive")
+        self.limit, self.per_client, self.idle_seconds, self._clock = limit, per_client, idle_seconds, clock
+        self._games: OrderedDict[str, tuple[str, WebGame, float]] = OrderedDict()  # least recently used first
         self._lock = threading.Lock()
 
-    def add(self, game: WebGame) -> str:
+    def _expire(self) -> None:
+        now = self._clock()
+        for sid in [sid for sid, (_, _, seen) in self._games.items() if now - seen > self.idle_seconds]:
+            del self._games[sid]
+
+    def add(self, game: WebGame, client: str) -> str:
         sid = secrets.token_urlsafe(12)
         with self._lock:
-            self._games[sid] = game
-            while len(self._games) > self.limit:
-                self._games.popitem(last=False)
+            self._expire()
+            own = [k for k, (owner, _, _) in self._games.items() if owner == client]
+            if len(own) >= self.per_client:
+                del self._games[own[0]]
+            elif len(self._games) >= self.limit:
+                raise ServerFullError(f"the server holds its most games ({self.limit}); try again when one "
+                                      f"has been left alone {self.idle_seconds / 60:g} minutes")
+            self._games[sid] = (client, game, self._clock())
         return sid
 
-    def get(self, sid: str) -> WebGame:
+    def get(self, sid: str, client: str | None) -> WebGame:
         with self._lock:
-            if sid not in self._games:
-                raise UnknownSessionError(f"no game with session id {sid!r} (it may have been dropped to make room)")
+            self._expire()
+            owner, game, _ = self._games.get(sid, (None, None, 0))
+            if game is None or owner != client:
+                raise UnknownSessionError(f"no game {sid!r} for this browser (it may have expired after "
+                                          f"{self.idle_seconds / 60:g} idle minutes, or been replaced by newer ones)")
+            self._games[sid] = (owner, game, self._clock())
             self._games.move_to_end(sid)
-            return self._games[sid]
+            return game
+
+    def current(self, client: str | None) -> str:
+        """The id of ``client``'s most recently used game, for a page reloaded."""
+        with self._lock:
+            self._expire()
+            mine = [sid for sid, (owner, _, _) in self._games.items() if owner == client]
+        if not mine:
+            raise UnknownSessionError("this browser has no game on the server")
+        return mine[-1]
 
     def __len__(self) -> int:
         return len(self._games)

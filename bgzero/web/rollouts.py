@@ -7,13 +7,16 @@ result. :func:`run_rollout` is the runner over :mod:`bgzero.rollout`; tests pass
 
 from __future__ import annotations
 
+import secrets
+import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 import numpy as np
 
 from bgzero.cube import MatchState
+from bgzero.errors import BgzeroError
 from bgzero.rollout import RolloutSettings, make_player, rollout_document
 
 Progress = Callable[[int, int, dict], None]
@@ -32,6 +35,33 @@ class RolloutRequest:
     seed: int
     top: int = 5
     on_roll: int = 0  # the player on roll in ``state`` (the Match ID's dice owner)
+
+
+MOST_TRIALS = 10_368  # games one request may roll out in all, over its plays: 32 x 324, a minute or two
+MOST_TOP = 10  # plays of a roll one request may roll out
+
+
+class RolloutCancelled(BgzeroError):
+    """The rollout was cancelled: by ``DELETE /api/rollout/{id}``, or because its client went away."""
+
+
+@dataclass
+class RolloutJob:
+    """A rollout queued or running: its id, what it has done, and the flag that stops it at its next report."""
+
+    total: int
+    id: str = field(default_factory=lambda: secrets.token_urlsafe(9))
+    done: int = 0
+    cancelled: threading.Event = field(default_factory=threading.Event)
+
+    def report(self, progress: Progress) -> Progress:
+        """``progress`` that also counts the trials done and raises :class:`RolloutCancelled` once cancelled."""
+        def reported(done: int, total: int, partial: dict) -> None:
+            if self.cancelled.is_set():
+                raise RolloutCancelled(f"rollout {self.id} cancelled after {self.done} of {self.total} trials")
+            self.done = done
+            progress(done, total, partial)
+        return reported
 
 
 class RolloutRunner(Protocol):

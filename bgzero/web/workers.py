@@ -56,9 +56,9 @@ class Pool:
         with self._count:
             self._pending -= 1
 
-    async def run(self, fn: Callable, *args):
-        """``fn(*args)`` on a worker; :class:`BusyError` at once if the line is full. If the caller is
-        cancelled while the work waits, the work is dropped; once running, it runs to its end."""
+    def submit(self, fn: Callable, *args) -> Future:
+        """Queue ``fn(*args)`` and return its future; :class:`BusyError` at once if the line is full.
+        A future cancelled while it waits is dropped; once running, its work runs to its end."""
         with self._count:
             if self._closed:
                 raise BusyError("the server is stopping")
@@ -69,7 +69,11 @@ class Pool:
         future: Future = Future()
         future.add_done_callback(self._finished)
         self._work.put((future, fn, args))
-        return await asyncio.wrap_future(future)
+        return future
+
+    async def run(self, fn: Callable, *args):
+        """``fn(*args)`` on a worker, awaited; :class:`BusyError` at once if the line is full."""
+        return await asyncio.wrap_future(self.submit(fn, *args))
 
     def close(self) -> None:
         """Refuse new work, drop what waits, and let the threads end once their current work does."""
