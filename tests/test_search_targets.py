@@ -51,7 +51,7 @@ def test_turn_centring_removes_each_turns_mean():
     np.testing.assert_allclose(got.numpy(), [-1, 1, -10, 0, 10])
 
 
-def test_fine_tuning_makes_the_nets_comparisons_follow_the_targets(tiny_checkpoint):
+def test_fine_tuning_makes_the_nets_comparisons_follow_the_targets(tiny_checkpoint, capsys):
     evaluator = load_evaluator(tiny_checkpoint, frozen=False)  # a net to train
     boards, turns = candidate_turns(evaluator, 400, seed=2, top=4, games=32)
     pips = (boards * np.arange(1, 26)).sum(axis=2)
@@ -66,9 +66,12 @@ def test_fine_tuning_makes_the_nets_comparisons_follow_the_targets(tiny_checkpoi
 
     before = centred_error()
     history = rank_fine_tune(evaluator.net, evaluator.encoder, boards, turns, targets, epochs=8, lr=3e-3,
-                             anchor=0.0, turns_per_batch=8)
+                             anchor=0.0, turns_per_batch=8, progress="fine-tune contact")
     assert centred_error() < 0.8 * before
     assert history[-1] < history[0]
+    bar = capsys.readouterr().err  # the bar counts every batch of every epoch
+    batches = -(-(np.unique(turns, return_counts=True)[1] >= 2).sum() // 8)
+    assert "fine-tune contact" in bar and f"{8 * batches}/{8 * batches}" in bar
 
 
 def test_the_anchor_keeps_the_absolute_values(tiny_checkpoint):

@@ -26,13 +26,14 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from tqdm import tqdm
 
 from bgzero.agents.search import evaluate_ply
 from bgzero.atomic import atomic_write
 from bgzero.engine.classify import CONTACT
 from bgzero.engine.segments import segment_top_k
 from bgzero.errors import ConfigError
-from bgzero.interrupts import leave_interrupts_to_the_main_process
+from bgzero.interrupts import follow_the_main_process
 from bgzero.learn.td import td_loss
 from bgzero.selfplay.player import lockstep_self_play
 from bgzero.value.checkpoint import load_evaluator
@@ -76,7 +77,7 @@ def candidate_turns(evaluator: Evaluator, positions: int, seed: int, top: int = 
 def load_worker(checkpoint: str) -> None:
     """A labelling worker's start: one thread, the checkpoint's evaluator kept for :func:`evaluate_job`."""
     global _WORKER_EVALUATOR
-    leave_interrupts_to_the_main_process()
+    follow_the_main_process()
     torch.set_num_threads(1)
     _WORKER_EVALUATOR = load_evaluator(checkpoint)
 
@@ -153,11 +154,11 @@ def turn_centred(values: torch.Tensor, turn_index: torch.Tensor, turns: int) -> 
 
 def rank_fine_tune(net: ValueNet, encoder, boards: np.ndarray, turns: np.ndarray, targets: np.ndarray, *,
                    epochs: int = 3, lr: float = 1e-4, anchor: float = 0.1, turns_per_batch: int = 48,
-                   seed: int = 0) -> list[float]:
+                   seed: int = 0, progress: str | None = None) -> list[float]:
     """Adam on the squared error of turn-centred equities, plus ``anchor`` x cross-entropy
     toward the net's own starting outputs. ``boards`` sorted by ``turns``; turns with a
     single candidate carry no comparison and are dropped. Returns the mean centred error
-    per epoch (in equity², before the anchor term)."""
+    per epoch (in equity², before the anchor term). ``progress``: a progress bar's label, or None."""
     if not isinstance(net, torch.nn.Module):
         raise ConfigError("fine-tuning trains a torch net; load the evaluator with load_evaluator(path, frozen=False)")
     if epochs < 1 or turns_per_batch < 1 or not lr > 0 or anchor < 0:
@@ -175,6 +176,8 @@ def rank_fine_tune(net: ValueNet, encoder, boards: np.ndarray, turns: np.ndarray
     opt = torch.optim.Adam(net.parameters(), lr=lr)
     history = []
     net.train()
+    batches = -(-len(starts) // turns_per_batch)
+    bar = tqdm(total=epochs * batches, desc=progress, unit="batch", disable=progress is None, mininterval=2)
     for _ in range(epochs):
         errors = []
         order = rng.permutation(len(starts))
@@ -190,6 +193,9 @@ def rank_fine_tune(net: ValueNet, encoder, boards: np.ndarray, turns: np.ndarray
             loss.backward()
             opt.step()
             errors.append(error.item())
+            bar.update()
         history.append(float(np.mean(errors)))
+        bar.set_postfix(error=f"{history[-1]:.6f}")
+    bar.close()
     net.eval()
     return history
