@@ -5,6 +5,10 @@ A terminal sends SIGINT to the whole process group: each worker would print its 
 process, which gets it too, decides what is kept and stops the workers (a pool's
 ``terminate``, the self-play workers' stop event). A main process killed outright (``kill -9``,
 the out-of-memory killer) stops no one, so each worker watches for it and exits.
+
+A Ctrl-C while workers start would reach a worker still importing, before it can ignore SIGINT,
+and print its traceback: the main process starts them :func:`starting_workers`, with SIGINT
+blocked, which they inherit until :func:`follow_the_main_process` ignores it.
 """
 
 import multiprocessing
@@ -12,6 +16,8 @@ import os
 import signal
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 PARENT_POLL_SECONDS = 0.2
 """How often a worker looks whether its main process is still there: it then exits within this."""
@@ -21,6 +27,7 @@ def follow_the_main_process(*_) -> None:
     """A pool's ``initializer`` (any arguments are ignored): SIGINT no longer interrupts this
     process, and it exits once the process that started it is gone."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # blocked by starting_workers; one pending is dropped
     parent = multiprocessing.parent_process()
     parent_pid = parent.pid if parent is not None else os.getppid()  # the starter, even if already gone
 
@@ -30,3 +37,22 @@ def follow_the_main_process(*_) -> None:
         os._exit(1)
 
     threading.Thread(target=watch, name="bgzero-main-process-watch", daemon=True).start()
+
+
+@contextmanager
+def starting_workers() -> Iterator[None]:
+    """Start worker processes inside this. They begin with SIGINT blocked (a signal mask survives
+    fork and exec); here a Ctrl-C waits until every worker is started, then raises: one cut short
+    in its start would have read half its instructions and printed an ``EOFError`` traceback."""
+    main = threading.current_thread() is threading.main_thread()  # only it handles signals (a server's threads do not)
+    caught = []
+    previous = signal.signal(signal.SIGINT, lambda *_: caught.append(True)) if main else None  # another thread may take it
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # a pending one is caught now
+        if main:
+            signal.signal(signal.SIGINT, previous)
+    if caught:
+        raise KeyboardInterrupt

@@ -391,6 +391,31 @@ def test_ctrl_c_stops_a_long_command_in_one_line_and_writes_nothing_half(tmp_pat
         result = json.loads((tmp_path / args[-2][4:] / "result.json").read_text())
         assert result["partial"] is True and result["games"] > 0
 
+def _spawned_worker_in(cwd: Path) -> bool:
+    """Whether a spawned worker runs in ``cwd`` (its interpreter still starting up, at first)."""
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if os.readlink(f"/proc/{pid}/cwd") == str(cwd) and b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                return True
+        except OSError:
+            continue
+    return False
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("args", [
+    ["bgzero.cli.train", *TINY, "train.out_dir=run", "selfplay.workers=2"],
+    ["bgzero.cli.eval", "a=random:1", "b=random:2", "games=1000000", "processes=2", "out=e", "progress=false"],
+    ["bgzero.cli.rollout", "position=4HPwATDgc/ABMA", "trials=10000000", "agent=pubeval", "vr=false", "processes=2",
+     "progress=false"],
+])
+def test_ctrl_c_while_workers_start_is_one_line_from_the_main_process_alone(tmp_path, args):
+    """A worker still importing could not ignore SIGINT yet: it printed its own traceback."""
+    proc = _interrupt(args, lambda: _spawned_worker_in(tmp_path), True, tmp_path, seconds=300)
+    assert "Traceback" not in proc.stderr, proc.stderr[-3000:]
+    assert proc.returncode == 130, proc.stderr[-2000:]
+
+
 def test_overwrite_removes_only_what_a_run_of_ours_wrote(tmp_path):
     from bgzero.learn.train import train
     from tests.conftest import compose_train

@@ -23,7 +23,7 @@ from bgzero.engine.board import START
 from bgzero.engine.game import check_length, game_results, opening_rolls
 from bgzero.engine.movegen import generate
 from bgzero.errors import Interrupted
-from bgzero.interrupts import follow_the_main_process
+from bgzero.interrupts import follow_the_main_process, starting_workers
 from bgzero.value.threads import set_torch_threads
 
 MAX_PLIES = 512  # dice are pre-drawn per pair; longer games reuse the sequence cyclically
@@ -141,7 +141,9 @@ def play_duplicate_from_specs(spec_a: str, spec_b: str, games: int, seed: int = 
                 results.append(_play_pairs_shard(job))
                 bar.update(2 * len(job[2]))
         else:
-            with mp.get_context("spawn").Pool(processes, initializer=follow_the_main_process) as pool:
+            with starting_workers():
+                pool = mp.get_context("spawn").Pool(processes, initializer=follow_the_main_process)
+            with pool:
                 for res in pool.imap(_play_pairs_shard, jobs):
                     results.append(res)
                     bar.update(2 * len(res))

@@ -27,7 +27,7 @@ from tqdm import tqdm
 
 from bgzero.cube import MatchState
 from bgzero.errors import ConfigError, Interrupted
-from bgzero.interrupts import follow_the_main_process
+from bgzero.interrupts import follow_the_main_process, starting_workers
 from bgzero.rollout.lockstep import ChunkOutcome, RolloutSettings, check_player, run_chunk
 from bgzero.rollout.players import RolloutPlayer, make_player
 from bgzero.rollout.result import RolloutResult, standard_error, summarise
@@ -126,7 +126,9 @@ def _local(player, job: Job, plan: Batches, processes: int) -> Iterator[ChunkOut
     threads = sum(t is not tqdm.monitor for t in threading.enumerate())
     ctx = mp.get_context(start_method(sys.platform, "torch" in sys.modules, threads))
     workers = min(processes, len(plan))
-    with ctx.Pool(workers, initializer=_init_worker, initargs=(player,)) as pool:
+    with starting_workers():
+        pool = ctx.Pool(workers, initializer=_init_worker, initargs=(player,))
+    with pool:
         tasks = ((job, i, lo, hi) for i, (lo, hi) in enumerate(plan))
         pending = deque(pool.apply_async(_work, (task,)) for task in islice(tasks, 2 * workers))
         while pending:  # two batches queued per worker: Pool.imap would queue the whole plan at once

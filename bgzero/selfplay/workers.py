@@ -23,7 +23,7 @@ from torch import nn
 from torch.nn.utils import parameters_to_vector, vector_to_parameters
 
 from bgzero.errors import BgzeroError
-from bgzero.interrupts import follow_the_main_process
+from bgzero.interrupts import follow_the_main_process, starting_workers
 from bgzero.selfplay.build import self_player
 from bgzero.selfplay.player import Trajectories
 
@@ -108,8 +108,9 @@ class LocalWorkers:
                                   args=(cfg_yaml, self.shared, self.version, self.lock, self.out, self.stop, seed,
                                         os.getpid()))
                       for seed in seeds]
-        for p in self.procs:
-            p.start()
+        with starting_workers():
+            for p in self.procs:
+                p.start()
 
     def publish(self, net: nn.Module) -> None:
         with self.lock:
