@@ -120,6 +120,19 @@ def text(*, null: bool = False) -> Rule:
     return rule
 
 
+def run_name() -> Rule:
+    """A run's name, its folder under ``runs/``: ``name=../../x`` or ``/tmp/x`` would train elsewhere
+    without a word (``train.out_dir=`` is the option for a folder outside ``runs/``)."""
+    def rule(key, value):
+        text()(key, value)
+        name = str(value)
+        normal = os.path.normpath(name)
+        if os.path.isabs(name) or normal == "." or normal.split(os.sep)[0] == "..":
+            raise ConfigError(f"{key}={shown(name)} is not allowed: a run's name is a folder inside runs/, "
+                              f"like {key}=td-lam07; for a folder elsewhere pass train.out_dir=")
+    return rule
+
+
 def device() -> Rule:
     """``cpu``, ``cuda`` or ``cuda:N``: text, so ``device=inf`` or ``device=1`` (Hydra's numbers) are refused here."""
     def rule(key, value):
@@ -258,7 +271,7 @@ which this layer may not import; a test holds the two equal)."""
 # --------------------------------------------------------------------------- one schema per command
 
 TRAIN: dict[str, Rule] = {
-    "seed": SEED, "name": text(), "device": device(),
+    "seed": SEED, "name": run_name(), "device": device(),
     "train.games": GAMES, "train.checkpoint_every": whole(1), "train.out_dir": output_dir(),
     "train.resume": text(null=True), "train.overwrite": flag(), "train.progress": flag(),
     "net.hidden": widths(), "net.activation": text(), "net.race.hidden": widths(), "net.race.activation": text(),
@@ -274,8 +287,8 @@ TRAIN: dict[str, Rule] = {
 EVAL = {"a": AGENT, "b": AGENT, "games": whole(1, 10**10, why="ten billion games is years of play"), "seed": SEED, "processes": PROCESSES, "out": output_dir(),
         "progress": flag()}
 MATCH = {"a": AGENT, "b": AGENT, "length": MATCH_LENGTH, "games": whole(1), "jacoby": flag(), "matches": whole(1),
-         "seed": SEED, "shard": whole(1), "processes": PROCESSES, "out": output_dir(), "progress": flag(),
-         "show": flag(), "pace": number(0), "format": choice("mat", "sgf", "both")}
+         "seed": SEED, "shard": whole(1), "processes": PROCESSES, "out": output_dir(), "overwrite": flag(),
+         "progress": flag(), "show": flag(), "pace": number(0), "format": choice("mat", "sgf", "both")}
 PLAY = {"bot": AGENT, "name": text(), "length": MATCH_LENGTH, "games": whole(0), "jacoby": flag(),
         "seed": whole(0, null=True), "hint": text(null=True), "hint_moves": whole(1), "confirm": flag(),
         "board": choice("unicode", "ascii"), "colour": choice("auto", True, False), "save": output_file(null=True)}
@@ -312,6 +325,7 @@ ITERATE = {
     "labelling.ray.address": text(null=True),
     "finetune.epochs": whole(1), "finetune.lr": number(above=0, most=1), "finetune.anchor": number(0),
     "finetune.widen": whole(0), "finetune.race": flag(), "finetune.prune_positions": whole(1000),
+    "finetune.earlier": whole(0),
     "gate.games": whole(2), "gate.chunk": whole(2), "gate.ply": PLY, "gate.opponents": agent_list(),
     "gate.move_errors": flag(), "gate.margin": number(), "gate.processes": whole(1),
 }

@@ -13,13 +13,15 @@ import bgzero.env  # noqa: E402,F401  (registers bgzero/Backgammon-v0)
 from bgzero.engine.game import random_positions  # noqa: E402
 from bgzero.engine.movegen import generate  # noqa: E402
 from bgzero.env import backgammon_v0  # noqa: E402
+from bgzero.env.checker import generated_results, reachable_results  # noqa: E402
 from bgzero.env.table import PLAY_ACTIONS, Table  # noqa: E402
 from bgzero.errors import ConfigError, IllegalMoveError  # noqa: E402
 
 
 def test_pettingzoo_api_and_seed():
-    api_test(backgammon_v0.env(), num_cycles=200)
-    seed_test(backgammon_v0.env, num_cycles=200)
+    for encoding in ("play", "checker"):
+        api_test(backgammon_v0.env(action_encoding=encoding), num_cycles=200)
+        seed_test(lambda: backgammon_v0.env(action_encoding=encoding), num_cycles=200)
 
 
 def play_out(env, seed):
@@ -71,10 +73,57 @@ def test_play_masks_equal_generate_lists():
         assert np.array_equal(table.afterstates(), batch.results[lo:hi])
 
 
-def test_bad_input_is_one_line_error():
+def test_gymnasium_check_env_passes():
+    from gymnasium.utils.env_checker import check_env
+    for encoding in ("play", "checker"):
+        check_env(gymnasium.make("bgzero/Backgammon-v0", action_encoding=encoding).unwrapped, skip_render_check=True)
+
+
+def test_illegal_action_loses_the_most_a_game_can():
     env = gymnasium.make("bgzero/Backgammon-v0")
+    env.reset(seed=0)
+    _, reward, done, _, info = env.step(PLAY_ACTIONS - 1)
+    assert (reward, done, info) == (-3.0, True, {"illegal_action": True})
+    env = gymnasium.make("bgzero/Backgammon-v0", reward="win")
+    env.reset(seed=0)
+    assert env.step(PLAY_ACTIONS - 1)[1] == -1.0
+    aec = backgammon_v0.env()
+    aec.reset(seed=0)
+    offender = aec.agent_selection
+    aec.step(PLAY_ACTIONS - 1)
+    assert aec.rewards[offender] == -3 and aec.infos[offender] == {"illegal_action": True}
+    assert all(aec.terminations.values())
+
+
+def test_checker_steps_reach_exactly_generates_plays():
+    """Every masked step belongs to a legal play (following them all reaches only generate's
+    results), and every legal play is reachable; scripts/check_env_rules.py does 100,000."""
+    boards, dice = random_positions(1500, seed=11, games=150, burn_in=20)
+    fresh = np.random.default_rng(11).integers(1, 7, (len(boards), 2))
+    boards, dice = np.concatenate([boards, boards]), np.concatenate([dice, fresh])
+    got, want = reachable_results(boards, dice), generated_results(boards, dice)
+    assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+
+
+def test_checker_mask_keeps_the_higher_die_rule():
+    """One checker on the 24-point, the 13-point blocked: 6-5 plays only one die, so the 6."""
+    board = np.zeros((2, 25), np.int8)
+    board[0, 23] = 1
+    board[1, 11], board[1, 0] = 2, 13
+    table = Table(action_encoding="checker")
+    table.board, table.player = board, 0
+    table._turn((5, 6))
+    assert np.flatnonzero(table.mask()).tolist() == [6 * 2 + 5]  # from the 24-point (s = 2) by 6
+
+
+def test_bad_input_is_one_line_error():
+    env = gymnasium.make("bgzero/Backgammon-v0", illegal="raise")
     env.reset(seed=0)
     with pytest.raises(IllegalMoveError, match="not legal"):
         env.step(PLAY_ACTIONS - 1)
     with pytest.raises(ConfigError, match="unknown reward"):
         Table(reward="cube")
+    with pytest.raises(ConfigError, match="unknown illegal"):
+        gymnasium.make("bgzero/Backgammon-v0", illegal="ignore")
+    with pytest.raises(ConfigError, match="unknown action_encoding"):
+        backgammon_v0.env(action_encoding="die")

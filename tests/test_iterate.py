@@ -186,3 +186,22 @@ def test_chunks_of_another_teacher_are_refused(tmp_path):
     labelling.label("checkpoints/reference.pt", candidates, tmp_path / "l", ply=0, processes=1, chunk=100, limit=100)
     with pytest.raises(ConfigError, match="another teacher"):
         labelling.label("checkpoints/strong_td.pt", candidates, tmp_path / "l", ply=0, processes=1, chunk=100)
+
+
+def test_earlier_labels_join_the_next_generation_and_are_made_again_if_gone(straight, tmp_path):
+    """``finetune.earlier=1``: generation 2 learns generation 1's labels too; a run folder that
+    lost them (a fresh clone keeps only the curve) makes the same ones again from their seeds."""
+    out = tmp_path / "run"
+    shutil.copytree(straight[0], out)
+    gen1 = out / "gen-001"
+    labels_before = labelling.load_labels(gen1 / "labels", 2)
+    candidates_before = np.load(gen1 / "candidates.npz")["boards"]
+    shutil.rmtree(gen1 / "labels")
+    (gen1 / "candidates.npz").unlink()
+    iterate(tiny_cfg(out, "generations=2", "finetune.earlier=1"))
+    report = json.loads((out / "gen-002" / "finetune.json").read_text())
+    own = len(np.load(out / "gen-002" / "candidates.npz")["turns"])
+    assert report["earlier"] == [1]
+    assert report["labelled"] > own  # more than its own candidates: generation 1's whole turns joined
+    np.testing.assert_array_equal(np.load(gen1 / "candidates.npz")["boards"], candidates_before)
+    np.testing.assert_array_equal(labelling.load_labels(gen1 / "labels", 2), labels_before)

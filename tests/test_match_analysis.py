@@ -154,3 +154,23 @@ def test_the_played_move_is_judged_at_the_full_ply_as_gnubg_does():
     emg = [normalised(1 - proper_value(v.no_double, v.double_take, v.double_pass), state, player) for v in values]
     assert (best, played) == ("23/22 9/3", "11/10 9/3") and count > 10
     assert lost == pytest.approx(emg[0] - emg[1], abs=0.005) and lost < 0.05
+
+
+def test_luck_in_emg_is_exact_on_a_last_roll_bear_off(tiny_checkpoint):
+    """Two checkers left (6 and 1 points) against a sure bear-off next turn: gnubg's luck is known.
+
+    15 rolls of 36 bear both off (any 6, and 22, 33, 44, 55) and win 1 point; the others lose 1
+    (no gammons: both sides have borne off). So the mean is -6/36 and a roll's luck is
+    +7/6 or -5/6 EMG. At 1 ply every reply ends the game, so any net gives the exact values.
+    """
+    from bgzero.arena.match_analysis import roll_luck
+    from bgzero.cube import MatchState
+    from bgzero.value.checkpoint import load_evaluator
+
+    board = np.zeros((2, 25), np.int8)
+    board[0, [5, 0]] = 1  # the side on roll: one checker on its 6 point, one on its 1 point
+    board[1, 0] = 1  # the other side bears off with any roll
+    evaluator = load_evaluator(tiny_checkpoint)
+    state = MatchState(5, (0, 0))
+    for dice, expected in (((6, 1), 7 / 6), ((3, 3), 7 / 6), ((2, 1), -5 / 6), ((1, 1), -5 / 6), ((5, 4), -5 / 6)):
+        assert roll_luck(evaluator, board, dice, state, 0, 1) == pytest.approx(expected, abs=1e-6), dice

@@ -254,8 +254,8 @@ def test_an_option_the_command_lacks_gets_one_line_naming_the_options():
                           capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert done.returncode == 1 and not done.stdout
     assert done.stderr.strip().splitlines() == [
-        "bgzero-hint: no option 'rollout_sed'; the options are position, dice, match, agent, rollout, rollout_top, "
-        "rollout_seed (--help says what each does)"]
+        "bgzero-hint: no option 'rollout_sed' (nearest: rollout_seed); the options are position, dice, match, agent, "
+        "rollout, rollout_top, rollout_seed (--help says what each does)"]
 
 
 @pytest.mark.parametrize("argv, words", [

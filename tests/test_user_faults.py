@@ -394,3 +394,115 @@ def test_a_position_where_no_one_can_ever_move_is_refused():
             validate(board)
         board[0, 24], board[0, 0] = 0, board[0, 0] + board[0, 24]  # one side off the bar: play goes on
         validate(board)
+
+
+# --------------------------------------------------------------------------- unknown options
+
+def _typos(keys: list[str], n: int, seed: int = 31) -> list[tuple[str, str]]:
+    """(key, typo): one letter of a known key dropped, doubled or changed, the typo no key itself."""
+    rng, out = random.Random(seed), []
+    while len(out) < n:
+        key = rng.choice([k for k in keys if len(k.rpartition(".")[2]) >= 4])
+        at = rng.randrange(len(key) - len(key.rpartition(".")[2]), len(key))
+        edit = rng.choice(["drop", "double", "change"])
+        typo = (key[:at] + key[at + 1:] if edit == "drop" else key[:at] + key[at] + key[at:] if edit == "double"
+                else key[:at] + rng.choice("aeiouxz") + key[at + 1:])
+        if typo not in keys:
+            out.append((key, typo))
+    return out
+
+
+@pytest.mark.parametrize("config_name", ["hint", "rollout", "evaluate", "train"])
+def test_an_unknown_option_added_with_a_plus_is_refused_naming_the_nearest(config_name):
+    """``+KEY=VALUE`` is Hydra's way to add a key: one no command reads was silently ignored."""
+    from omegaconf import OmegaConf
+
+    from bgzero.cli import _dotted_keys, _preflight
+
+    with initialize_config_dir(config_dir=str(paths.CONFIGS), version_base="1.3"):
+        keys = _dotted_keys(OmegaConf.to_container(compose(config_name), resolve=False))
+    for n, (key, typo) in enumerate(_typos(keys, 12, seed=len(config_name))):
+        with pytest.raises(ConfigError, match=rf"^no option '{typo}' \(nearest: [\w.]+\)") as refused:
+            _preflight(config_name, [("+" if n % 2 else "++") + f"{typo}=1"], None)
+        assert f"nearest: {key})" in str(refused.value)  # the key the typo came from
+    _preflight(config_name, ["++seed=3" if config_name != "hint" else "++rollout_seed=3"], None)  # a known key
+
+
+def test_the_issues_misspelt_roll_is_one_line_naming_dice():
+    proc = _cli("hint", "position=4HPwATDgc/ABMA", "+dicee=31")
+    assert "no option 'dicee' (nearest: dice)" in _one_line_error(proc, "bgzero-hint") and not proc.stdout
+
+
+# --------------------------------------------------------------------------- a run's name
+
+def _names_outside_runs(n: int, seed: int = 2) -> list[str]:
+    """Names whose folder ``runs/NAME`` is not inside ``runs/``: up and out, absolute, or runs/ itself."""
+    rng, out = random.Random(seed), ["../../escaped", "/tmp/escaped", ".", "a/.."]
+    while len(out) < n:
+        depth, word = rng.randint(1, 4), "".join(rng.choices("abcxyz", k=rng.randint(1, 8)))
+        out.append(rng.choice([f"{'../' * depth}{word}", f"{'x/' * depth}{'../' * (depth + 1)}{word}",
+                               f"/{word}/{'y/' * depth}", f"./{'../' * depth}", f"{word}/{'../' * depth}"]))
+    return out
+
+
+def test_a_run_name_that_leaves_runs_is_refused_before_training():
+    from bgzero.learn.train import check_config
+    from tests.conftest import compose_train
+
+    for name in _names_outside_runs(20):
+        with pytest.raises(ConfigError, match=r"^name=.* a run's name is a folder inside runs/"):
+            check_config(compose_train("experiment=tiny", f"name='{name}'"))
+    for name in ["td-lam07", "sweep/a", "x..y", "..x", "a/../b"]:  # inside runs/: allowed
+        check_config(compose_train("experiment=tiny", f"name='{name}'"))
+
+
+# --------------------------------------------------------------------------- a second match run into one out=
+
+def _earlier_match_runs(n: int, seed: int = 3) -> list[dict[str, bytes]]:
+    """What earlier ``bgzero-match`` runs left in out= (some matches, in one format or both, a result
+    or not, as Ctrl-C leaves them), beside the user's own files."""
+    rng, runs = random.Random(seed), []
+    for _ in range(n):
+        files = {f"match_{i:04d}{suffix}": b"earlier" for i in range(1, rng.randint(2, 12))
+                 for suffix in rng.choice([[".mat"], [".sgf"], [".mat", ".sgf"]])}
+        if rng.random() < 0.7:
+            files["result.json"] = b"{}"
+        runs.append(files)
+    return runs
+
+
+def _match(out: Path, *overrides: str) -> dict:
+    from bgzero.cli.match import run
+
+    with initialize_config_dir(config_dir=str(paths.CONFIGS), version_base="1.3"):
+        return run(compose("match", overrides=["a=random:1", "b=random:2", "length=1", "matches=1", "shard=1",
+                                               "processes=1", "progress=false", f"out={out}", *overrides]))
+
+
+def test_a_second_match_run_into_one_out_is_refused_or_replaces_only_that_run(tmp_path):
+    mine = {"notes.txt": b"mine", "match_notes.md": b"mine too"}
+    for n, earlier in enumerate(_earlier_match_runs(6)):
+        out = tmp_path / str(n)
+        out.mkdir()
+        for name, data in {**earlier, **mine}.items():
+            (out / name).write_bytes(data)
+        with pytest.raises(ConfigError, match=rf"^out={out} holds an earlier bgzero-match run .*overwrite=true"):
+            _match(out)
+        assert {p.name: p.read_bytes() for p in out.iterdir()} == {**earlier, **mine}  # nothing touched
+        _match(out, "overwrite=true")
+        assert sorted(p.name for p in out.iterdir()) == sorted(["match_0001.mat", "result.json", *mine])
+        assert json.loads((out / "result.json").read_text())["matches"] == 1
+        assert all((out / name).read_bytes() == data for name, data in mine.items())
+    (tmp_path / "mine-only").mkdir()
+    (tmp_path / "mine-only" / "notes.txt").write_bytes(b"mine")
+    _match(tmp_path / "mine-only")  # a folder of the user's own files only is no earlier run
+    _match(tmp_path / "fresh")
+
+
+def test_a_second_match_run_on_the_command_line_is_one_line_and_leaves_the_first(tmp_path):
+    args = ["a=random:1", "b=random:2", "length=1", "matches=2", "shard=1", "processes=1", "progress=false", "out=m"]
+    assert _cli("match", *args, cwd=tmp_path).returncode == 0
+    first = {p.name: p.read_bytes() for p in (tmp_path / "m").iterdir() if p.is_file()}
+    proc = _cli("match", *args[:4], "matches=1", *args[5:], cwd=tmp_path)
+    assert "holds an earlier bgzero-match run (match_0001.mat and 2 more)" in _one_line_error(proc, "bgzero-match")
+    assert {p.name: p.read_bytes() for p in (tmp_path / "m").iterdir() if p.is_file()} == first

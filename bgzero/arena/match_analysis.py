@@ -216,6 +216,12 @@ def judge_play(evaluator, board, dice, played_board, state: MatchState, player: 
     return _judge_plays(evaluator, [play], ply, 1, _NO_BAR)[0]
 
 
+def roll_luck(evaluator, board, dice, state: MatchState, player: int, ply: int, opening: bool = False) -> float:
+    """gnubg's luck of rolling ``dice`` in ``board`` (normalised EMG), at ``ply``: see :func:`_luck`."""
+    play = _Play(0, 1, 0, player, board, tuple(dice), board, state, opening)
+    return _luck(evaluator, [play], ply, len(ROLLS), _NO_BAR)[0]
+
+
 def analyse_match(evaluator, record: MatchRecord, ply: int = 0, *, luck_ply: int = 0, agent: str = "",
                   progress: bool = False, source: str = "") -> MatchAnalysis:
     """Judge every checker play and cube decision of both players of ``record``."""

@@ -1,5 +1,6 @@
 """Thin command-line entry points (Hydra apps) over the library."""
 
+import difflib
 import functools
 import re
 import signal
@@ -100,7 +101,51 @@ _NO_OPTION = re.compile(r"Could not override '([^']+)'")
 
 
 def _no_option(key: str, cfg) -> ConfigError:
-    return ConfigError(f"no option {key!r}; the options are {', '.join(cfg)} (--help says what each does)")
+    """An option ``cfg`` lacks, named with the nearest option it has (a typo's likely meaning) and
+    the options at that level: an unknown key is a mistake, never a setting silently ignored."""
+    from omegaconf import DictConfig, OmegaConf
+
+    parent, _, _ = key.rpartition(".")
+    level = OmegaConf.select(cfg, parent) if parent else cfg
+    options = list(level) if isinstance(level, DictConfig) else list(cfg)
+    nearest = difflib.get_close_matches(key, _dotted_keys(OmegaConf.to_container(cfg, resolve=False)), n=1)
+    hint = f" (nearest: {nearest[0]})" if nearest else ""
+    where = f"the options under {parent} are" if parent and isinstance(level, DictConfig) else "the options are"
+    return ConfigError(f"no option {key!r}{hint}; {where} {', '.join(options)} (--help says what each does)")
+
+
+def _dotted_keys(node: dict, prefix: str = "") -> list[str]:
+    """Every key of a nested config, as ``td.lam``: the sections and the values in them."""
+    keys = []
+    for name, value in node.items():
+        keys.append(prefix + str(name))
+        if isinstance(value, dict):
+            keys += _dotted_keys(value, f"{prefix}{name}.")
+    return keys
+
+
+def _additions(overrides: list[str]) -> list[str]:
+    """The ``+KEY=VALUE`` / ``++KEY=VALUE`` overrides that add a key, not a config group's choice
+    (``+experiment=tiny`` adds a config file, which is Hydra's to check)."""
+    out = []
+    for override in overrides:
+        key = override.lstrip("+").partition("=")[0].partition("@")[0]
+        if override.startswith("+") and ("." in key or not (Path(CONFIGS) / key).is_dir()):
+            out.append(override)
+    return out
+
+
+def _refuse_unknown_keys(cfg, compose_without) -> None:
+    """Refuse a key that only a ``+KEY=VALUE`` put in ``cfg``: Hydra adds it where the command
+    never reads it (``bgzero-hint ... +dicee=31`` evaluated the position, ignoring the roll).
+    ``compose_without()`` composes the config without those additions: the keys a command knows."""
+    from omegaconf import OmegaConf
+
+    known = compose_without()
+    have = set(_dotted_keys(OmegaConf.to_container(known, resolve=False)))
+    for key in _dotted_keys(OmegaConf.to_container(cfg, resolve=False)):
+        if key not in have:
+            raise _no_option(key, known)
 
 
 def _one_line(message: str) -> str:
@@ -123,10 +168,14 @@ def _preflight(config_name: str, overrides: list[str], check) -> None:
             cfg = compose(config_name, overrides=overrides)
         except (HydraException, OmegaConfBaseException) as e:
             unknown = _NO_OPTION.match(str(e))
-            if unknown and "." not in unknown[1]:
-                raise _no_option(unknown[1], compose(config_name))
+            if unknown and "To append to your config" in str(e):  # Hydra's advice would add a key no one reads
+                raise _no_option(unknown[1], compose(config_name)) from None
             said = str(e).split("Config search path")[0]  # Hydra's list of where it looked says nothing new
             raise ConfigError(_one_line(said)) from None
+        additions = _additions(overrides)
+        if additions:
+            _refuse_unknown_keys(cfg, lambda: compose(config_name, overrides=[
+                o for o in overrides if o not in additions]))
     if check is not None:
         try:
             check(cfg)

@@ -1,6 +1,7 @@
 """``bgzero-match``: agent A against agent B in matches or money sessions with the cube; .mat or .sgf transcripts."""
 
 import json
+import re
 import time
 from pathlib import Path
 
@@ -11,15 +12,40 @@ from bgzero.arena.matchfiles import write_match_file
 from bgzero.atomic import atomic_write_text
 from bgzero.cli import agents_preflight, hydra_main, one_line_errors
 from bgzero.config_check import MATCH, check, count_of_processes
-from bgzero.errors import Interrupted
+from bgzero.errors import ConfigError, Interrupted
 from bgzero.ui.replay import show_match
 
 FORMATS = {"mat": (".mat",), "sgf": (".sgf",), "both": (".mat", ".sgf")}
+_WRITTEN = re.compile(r"match_\d{4,}\.(?:mat|sgf)|result\.json", re.ASCII)
+"""The files a run writes in ``out=``: an earlier run's would mix with this one's (its match_0002.mat
+beside a result.json of one match), so they are refused, or removed with ``overwrite=true``."""
+
+
+def earlier_run(out: Path) -> list[Path]:
+    """The files of an earlier ``bgzero-match`` run in ``out``."""
+    return sorted(p for p in out.iterdir() if _WRITTEN.fullmatch(p.name) and p.is_file()) if out.is_dir() else []
+
+
+def refuse_earlier_run(cfg: DictConfig) -> list[Path]:
+    """Refuse an ``out=`` holding an earlier run, unless ``overwrite=true``; returns that run's files."""
+    earlier = earlier_run(Path(cfg.out))
+    if earlier and not cfg.overwrite:
+        more = f" and {len(earlier) - 1} more" if len(earlier) > 1 else ""
+        raise ConfigError(f"out={cfg.out} holds an earlier bgzero-match run ({earlier[0].name}{more}); pass another "
+                          "out=, or overwrite=true to replace that run")
+    return earlier
+
+
+def _preflight(cfg: DictConfig) -> None:
+    agents_preflight(MATCH)(cfg)
+    refuse_earlier_run(cfg)
 
 
 def run(cfg: DictConfig) -> dict:
     check(cfg, MATCH)
     processes = count_of_processes("processes", cfg.processes)
+    for path in refuse_earlier_run(cfg):  # overwrite=true: that run's files go, the user's stay
+        path.unlink()
     length, games, matches, shard = cfg.length, cfg.games, cfg.matches, cfg.shard
     formats = FORMATS[cfg.format]
     out = Path(cfg.out)
@@ -59,7 +85,7 @@ def run(cfg: DictConfig) -> dict:
     return result
 
 
-@hydra_main("match", preflight=agents_preflight(MATCH))
+@hydra_main("match", preflight=_preflight)
 def main(cfg: DictConfig) -> None:
     with one_line_errors("bgzero-match"):
         run(cfg)

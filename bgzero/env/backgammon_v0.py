@@ -1,4 +1,4 @@
-"""PettingZoo AEC backgammon: two agents, dice rolled inside, whole plays as actions."""
+"""PettingZoo AEC backgammon: two agents, dice rolled inside, whole plays or checker steps as actions."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from bgzero.env.table import PLAY_ACTIONS, Table, observation_space
+from bgzero.env.table import Table, observation_space
 
 
 def env(**kwargs) -> "raw_env":
@@ -15,18 +15,24 @@ def env(**kwargs) -> "raw_env":
 
 
 class raw_env(AECEnv):
-    """``reward="money"`` scores the points won (gammons 2, backgammons 3), ``"win"`` scores +-1."""
+    """``reward="money"`` scores the points won (gammons 2, backgammons 3), ``"win"`` scores +-1.
+
+    In the checker encoding the side on roll acts once per step until its play is complete.
+    An illegal action ends the game, the offender losing 3 points (1 with ``reward="win"``) and
+    ``infos[agent]["illegal_action"]`` set; ``illegal="raise"`` raises instead.
+    """
 
     metadata = {"name": "bgzero_backgammon_v0", "render_modes": ["ansi"], "is_parallelizable": False}
 
-    def __init__(self, encoder: str = "tesauro198", reward: str = "money", render_mode: str | None = None):
+    def __init__(self, encoder: str = "tesauro198", reward: str = "money", action_encoding: str = "play",
+                 illegal: str = "lose", render_mode: str | None = None):
         super().__init__()
-        self.table = Table(encoder, reward)
+        self.table = Table(encoder, reward, action_encoding, illegal)
         self.possible_agents = ["player_0", "player_1"]
         self.render_mode = render_mode
-        self._obs_space = observation_space(encoder)
+        self._obs_space = observation_space(encoder, action_encoding)
         self.observation_spaces = {a: self._obs_space for a in self.possible_agents}
-        self.action_spaces = {a: spaces.Discrete(PLAY_ACTIONS) for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(self.table.actions) for a in self.possible_agents}
         self._rng = np.random.default_rng()
 
     def observation_space(self, agent):
@@ -50,7 +56,7 @@ class raw_env(AECEnv):
     def observe(self, agent):
         obs = self.table.observe()
         if agent != self.agent_selection:
-            obs["action_mask"] = np.zeros(PLAY_ACTIONS, np.int8)
+            obs["action_mask"] = np.zeros(self.table.actions, np.int8)
         return obs
 
     def step(self, action):
@@ -63,6 +69,8 @@ class raw_env(AECEnv):
             win = self.table.points
             self.rewards = {a: (win if a == agent else -win) for a in self.agents}
             self.terminations = {a: True for a in self.agents}
+            if self.table.illegal_action:
+                self.infos[agent]["illegal_action"] = True
         else:
             self.agent_selection = self.agents[self.table.player]
         self._accumulate_rewards()

@@ -8,23 +8,27 @@ from gymnasium import spaces
 
 from bgzero.agents.specs import make_agent
 from bgzero.engine.movegen import generate
-from bgzero.env.table import PLAY_ACTIONS, Table, observation_space
+from bgzero.env.table import Table, check_options, observation_space
 
 
 class BackgammonEnv(gymnasium.Env):
-    """The learner is player 0; the opponent's turns are played inside :meth:`step`.
+    """The learner is player 0; the opponent's turns are played inside :meth:`step`, whole plays
+    chosen by the agent the spec names, whatever the learner's encoding.
 
     The reward, at the game's end only, is the learner's points (``reward="money"``) or +-1 (``"win"``).
+    An illegal action ends the episode with -3 (-1 with ``"win"``) and ``info["illegal_action"]``,
+    or raises with ``illegal="raise"``.
     """
 
     metadata = {"render_modes": ["ansi"]}
 
     def __init__(self, opponent: str = "random", encoder: str = "tesauro198", reward: str = "money",
-                 render_mode: str | None = None):
+                 action_encoding: str = "play", illegal: str = "lose", render_mode: str | None = None):
+        check_options(reward, action_encoding, illegal)
         self.opponent = make_agent(opponent)
-        self.table = Table(encoder, reward)
-        self.observation_space = observation_space(encoder)
-        self.action_space = spaces.Discrete(PLAY_ACTIONS)
+        self.table = Table(encoder, reward, action_encoding, illegal)
+        self.observation_space = observation_space(encoder, action_encoding)
+        self.action_space = spaces.Discrete(self.table.actions)
         self.render_mode = render_mode
 
     def action_masks(self) -> np.ndarray:
@@ -39,7 +43,7 @@ class BackgammonEnv(gymnasium.Env):
         while self.table.player == 1:
             t = self.table
             moves = generate(t.board[None], t.dice[None].astype(np.int64))
-            if t.play(int(self.opponent.choose(t.board[None], t.dice[None], moves)[0])):
+            if t.play_result(moves.results[int(self.opponent.choose(t.board[None], t.dice[None], moves)[0])]):
                 return True
         return False
 
@@ -52,13 +56,13 @@ class BackgammonEnv(gymnasium.Env):
         return self.table.observe(), {}
 
     def step(self, action):
-        ended = self.table.play(action)
-        sign = 1
-        if not ended:
+        t = self.table
+        mover = t.player
+        ended = t.play(action)
+        if not ended and t.player != mover:
             ended = self._opponent_moves()
-            sign = -1
-        reward = float(sign * self.table.points) if ended else 0.0
-        return self.table.observe(), reward, ended, False, {}
+        reward = float((1 if t.winner == 0 else -1) * abs(t.points)) if ended else 0.0
+        return t.observe(), reward, ended, False, ({"illegal_action": True} if t.illegal_action else {})
 
     def render(self):
         from bgzero.engine.board import render_ascii

@@ -50,10 +50,12 @@ class Stopped(Exception):
 class Generation:
     """One generation's folder and the steps that fill it."""
 
-    def __init__(self, cfg: DictConfig, number: int, champion: str, out: Path, deadline: float | None, writer=None):
+    def __init__(self, cfg: DictConfig, number: int, champion: str, out: Path, deadline: float | None, writer=None,
+                 decided: list[dict] = (), teacher: str | None = None, labels: int | None = None):
         self.cfg, self.number, self.champion, self.deadline, self.writer = cfg, number, champion, deadline, writer
         self.folder = out / f"gen-{number:03d}"
-        self.teacher = cfg.labelling.teacher or champion
+        self.teacher = teacher or cfg.labelling.teacher or champion
+        self.decided, self.label_limit = list(decided), labels if labels is not None else cfg.labelling.labels
 
     def seed(self, step: str) -> int:
         return int(self.cfg.seed) + 1000 * self.number + STEPS.index(step) + 1
@@ -109,7 +111,7 @@ class Generation:
     def wanted_labels(self) -> int:
         with np.load(self.candidates_path) as f:
             total = len(f["turns"])
-        limit = self.cfg.labelling.labels
+        limit = self.label_limit
         return total if limit is None else min(int(limit), total)
 
     def labels(self) -> None:
@@ -150,6 +152,27 @@ class Generation:
             boards, turns, targets = boards[whole], turns[whole], targets[whole]
         return boards, turns, targets
 
+    def earlier(self) -> list[Generation]:
+        """The generations just before this one whose labels its fine-tuning also learns
+        (``finetune.earlier``), each with the champion, teacher and label count it had."""
+        count = int(self.cfg.finetune.earlier)
+        return [Generation(self.cfg, d["generation"], d["champion"], self.folder.parent, self.deadline, self.writer,
+                           teacher=d["teacher"], labels=d["labels"]) for d in self.decided[-count:]] if count else []
+
+    def pooled_labels(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """This generation's labelled candidates and those of :meth:`earlier`, turns numbered apart.
+        An earlier generation's candidates and labels are made again from their seeds if its
+        folder lost them (a fresh clone keeps only the curve)."""
+        parts = [self.labelled()]
+        for g in self.earlier():
+            g.folder.mkdir(parents=True, exist_ok=True)
+            g.candidates()
+            g.labels()
+            parts.append(g.labelled())
+        offsets = np.cumsum([0] + [int(turns.max()) + 1 for _, turns, _ in parts[:-1]])
+        return (np.concatenate([b for b, _, _ in parts]), np.concatenate([t + o for (_, t, _), o in zip(parts, offsets)]),
+                np.concatenate([y for _, _, y in parts]))
+
     def finetune(self) -> None:
         if self.student_path.exists():
             return
@@ -159,13 +182,14 @@ class Generation:
         from bgzero.value.net import widened
 
         ft = self.cfg.finetune
-        boards, turns, targets = self.labelled()
+        boards, turns, targets = self.pooled_labels()
         state = load_checkpoint(self.champion)
         evaluator = load_evaluator(self.champion, frozen=False)
         if ft.widen:
             evaluator.net = widened(evaluator.net, ft.widen, self.seed("finetune"))
         route = evaluator.route(boards)
-        report = {"labelled": len(boards), "turns": int(len(np.unique(turns)))}
+        report = {"labelled": len(boards), "turns": int(len(np.unique(turns))),
+                  "earlier": [g.number for g in self.earlier()]}
         nets = [("contact", "", CONTACT, evaluator.net, evaluator.encoder)]
         if ft.race and evaluator.race_net is not None:
             nets.append(("race", "race_", RACE, evaluator.race_net, evaluator.race_encoder))
@@ -307,7 +331,8 @@ def iterate(cfg: DictConfig) -> dict:
         writer = SummaryWriter(str(out / "tb"))
         try:
             while len(state["generations"]) < cfg.generations:
-                generation = Generation(cfg, len(state["generations"]) + 1, state["champion"], out, deadline, writer)
+                generation = Generation(cfg, len(state["generations"]) + 1, state["champion"], out, deadline, writer,
+                                        decided=state["generations"])
                 try:
                     decision = generation.run()
                 except Stopped as stop:

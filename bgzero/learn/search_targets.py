@@ -169,8 +169,8 @@ def rank_fine_tune(net: ValueNet, encoder, boards: np.ndarray, turns: np.ndarray
     starts, counts = starts[counts >= 2], counts[counts >= 2]
     x = torch.from_numpy(encoder(boards))
     target_equity = torch.from_numpy(np.ascontiguousarray(equity(targets), np.float32))
-    with torch.inference_mode():
-        start_probs = net.eval()(x).clone()
+    with torch.inference_mode():  # in slices: the hidden layer of millions of boards at once fills memory
+        start_probs = torch.cat([net.eval()(x[lo:lo + 65536]) for lo in range(0, len(x), 65536)]) if anchor else None
     rng = np.random.default_rng(seed)
     opt = torch.optim.Adam(net.parameters(), lr=lr)
     history = []

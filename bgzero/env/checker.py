@@ -1,0 +1,197 @@
+"""The "checker" action encoding: one checker moved by one die per action, as pgx numbers them.
+
+Action ``a = 6 * s + (die - 1)`` with ``s`` = 0 the pass, 1 the bar, 2-25 the mover's points
+24 down to 1 (point ``26 - s``), so the mover's board column is ``25 - s``: pgx's 156 actions,
+number for number. The pass is legal only when no step is.
+
+A whole play is a sequence of single legal steps that uses as many dice as the roll allows
+(``need``, found at the turn's start); of a non-double of which only one die can be played, the
+larger if it can. So a step is masked in exactly when it is legal on its own and the dice left
+after it can still play ``need - 1`` more steps, and when only one die is to be played, it is
+that die. The turn ends when ``need`` steps are made. tests/test_env.py and
+scripts/check_env_rules.py check that the plays reachable this way are :func:`generate`'s.
+
+The kernels loop over the batch in numba: a vector environment's step calls each once.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from bgzero.engine.movegen import generate
+
+CHECKER_ACTIONS = 156
+PASS = 0
+
+
+@njit(cache=True)
+def _legal(board, c, d):
+    """Can the mover (row 0) move a checker from column ``c`` (24 the bar) by ``d`` pips?"""
+    if board[0, c] == 0 or (board[0, 24] > 0 and c != 24):
+        return False
+    to = c + 1 - d  # the landing point, <= 0 bears off
+    if to >= 1:
+        return board[1, 24 - to] < 2
+    for k in range(6, 25):
+        if board[0, k] > 0:
+            return False  # not every checker home
+    if to == 0:
+        return True
+    for k in range(c + 1, 6):
+        if board[0, k] > 0:
+            return False  # a larger die bears off only from the highest point
+    return True
+
+
+@njit(cache=True)
+def _apply(board, c, d):
+    """Move the checker (``_legal`` must hold); a blot on the landing point goes to the bar."""
+    board[0, c] -= 1
+    to = c + 1 - d
+    if to >= 1:
+        if board[1, 24 - to] == 1:
+            board[1, 24 - to] = 0
+            board[1, 24] += 1
+        board[0, to - 1] += 1
+
+
+@njit(cache=True)
+def _max_steps(board, left, want):
+    """How many of the dice in ``left`` (0 = used) can be played in some order, capped at ``want``."""
+    best = 0
+    for j in range(4):
+        d = left[j]
+        if d == 0:
+            continue
+        seen = False
+        for i in range(j):
+            if left[i] == d:
+                seen = True
+        if seen:
+            continue
+        for c in range(25):
+            if _legal(board, c, d):
+                if want == 1:
+                    return 1
+                nxt = board.copy()
+                _apply(nxt, c, d)
+                left[j] = 0
+                got = 1 + _max_steps(nxt, left, want - 1)
+                left[j] = d
+                if got == want:
+                    return want
+                if got > best:
+                    best = got
+    return best
+
+
+@njit(cache=True)
+def start_turns(boards, dice, rows, left, need, only):
+    """For each board in ``rows``, just rolled ``dice``: the dice to play, how many steps the
+    play takes, and the die a play of one step must use (0 when either may)."""
+    for r in rows:
+        d1, d2 = dice[r, 0], dice[r, 1]
+        if d1 == d2:
+            left[r, :] = d1
+        else:
+            left[r, 0], left[r, 1], left[r, 2], left[r, 3] = d1, d2, 0, 0
+        need[r] = _max_steps(boards[r], left[r], 4 if d1 == d2 else 2)
+        only[r] = 0
+        if need[r] == 1 and d1 != d2:
+            high = max(d1, d2)
+            only[r] = min(d1, d2)
+            for c in range(25):
+                if _legal(boards[r], c, high):
+                    only[r] = high
+                    break
+
+
+@njit(cache=True)
+def masks(boards, left, need, only, out):
+    """``out[b]``: the legal checker actions of board ``b`` mid-turn (the pass alone when none)."""
+    out[:] = 0
+    for b in range(boards.shape[0]):
+        if need[b] == 0:
+            out[b, PASS] = 1
+            continue
+        for j in range(4):
+            d = left[b, j]
+            if d == 0 or (only[b] != 0 and d != only[b]):
+                continue
+            for c in range(25):
+                if out[b, 6 * (25 - c) + d - 1] or not _legal(boards[b], c, d):
+                    continue
+                ok = need[b] == 1
+                if not ok:
+                    nxt = boards[b].copy()
+                    _apply(nxt, c, d)
+                    left[b, j] = 0
+                    ok = _max_steps(nxt, left[b], need[b] - 1) == need[b] - 1
+                    left[b, j] = d
+                if ok:
+                    out[b, 6 * (25 - c) + d - 1] = 1
+
+
+@njit(cache=True)
+def step(boards, left, need, only, actions, rows):
+    """Play checker action ``actions[r]`` on each board in ``rows`` (masked in: the caller checks).
+    A pass ends the turn; else one die is used and ``need`` drops by one."""
+    for r in rows:
+        a = actions[r]
+        if a < 6:
+            need[r] = 0
+            continue
+        c, d = 25 - a // 6, a % 6 + 1
+        _apply(boards[r], c, d)
+        for j in range(4):
+            if left[r, j] == d:
+                left[r, j] = 0
+                break
+        need[r] -= 1
+        only[r] = 0
+
+
+def reachable_results(boards: np.ndarray, dice: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every play the checker encoding can reach from each board and roll, found by following
+    every masked action breadth first: ``(origin, result)`` pairs, sides swapped as
+    :func:`bgzero.engine.movegen.generate` returns them, each distinct pair once, sorted.
+
+    What the exact-rules checks compare with ``generate``'s lists."""
+    boards = np.ascontiguousarray(boards, np.int8)
+    n = len(boards)
+    origin = np.arange(n)
+    left, need, only = np.zeros((n, 4), np.int8), np.zeros(n, np.int64), np.zeros(n, np.int8)
+    start_turns(boards, np.asarray(dice, np.int8), origin, left, need, only)
+    found_origin, found = [], []
+    while len(origin):
+        mask = np.zeros((len(origin), CHECKER_ACTIONS), np.int8)
+        masks(boards, left, need, only, mask)
+        row, action = np.nonzero(mask)
+        boards, left, need, only, origin = (boards[row].copy(), left[row].copy(), need[row].copy(),
+                                            only[row].copy(), origin[row])
+        step(boards, left, need, only, action.astype(np.int64), np.arange(len(row)))
+        done = need == 0
+        found_origin.append(origin[done])
+        found.append(boards[done][:, ::-1])
+        live = ~done
+        boards, left, need, only, origin = boards[live], left[live], need[live], only[live], origin[live]
+        key = np.concatenate([origin.astype(">i8").view(np.uint8).reshape(-1, 8), boards.reshape(-1, 50).view(np.uint8),
+                              np.sort(left, axis=1).view(np.uint8)], axis=1)
+        _, first = np.unique(key, axis=0, return_index=True)  # one copy of each partial state
+        boards, left, need, only, origin = boards[first], left[first], need[first], only[first], origin[first]
+    return _distinct(np.concatenate(found_origin), np.concatenate(found))
+
+
+def _distinct(origin: np.ndarray, results: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct ``(origin, result)`` pairs, sorted by origin then result bytes."""
+    key = np.concatenate([origin.astype(">i8").view(np.uint8).reshape(-1, 8),
+                          np.ascontiguousarray(results, np.int8).reshape(-1, 50).view(np.uint8)], axis=1)
+    key = np.unique(key, axis=0)
+    return key[:, :8].copy().view(">i8").ravel().astype(np.int64), key[:, 8:].copy().view(np.int8).reshape(-1, 2, 25)
+
+
+def generated_results(boards: np.ndarray, dice: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`generate`'s results as the same sorted ``(origin, result)`` pairs."""
+    batch = generate(np.ascontiguousarray(boards, np.int8), np.asarray(dice, np.int64))
+    return _distinct(np.repeat(np.arange(len(boards)), batch.counts()), batch.results)
