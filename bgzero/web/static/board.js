@@ -96,8 +96,8 @@ function drawStack(svg, player, p, n, movable) {
     const {x, y} = checkerXY(player, p, k, n);
     const outer = k === shown - 1;
     const c = el("circle", {cx: x, cy: y, r: R - 1, fill: COLOURS[player], stroke: RIMS[player], "stroke-width": 2,
-                            class: `checker player${player}` + (movable && outer ? " movable" : ""),
-                            "data-point": player === 0 ? p : -1}, svg);
+                            class: `checker player${player}` + (movable && outer ? " movable" : "")}, svg);
+    if (player === 0) c.setAttribute("data-point", p);  // the opponent's checkers are no drop target of their own
     if (movable && outer) { c.setAttribute("stroke", "#f0c000"); c.setAttribute("stroke-width", 4); }
     if (outer && n > shown) {
       label(svg, x, y + 5, n, {"text-anchor": "middle", "font-size": 15, fill: player === 0 ? "#000" : "#fff",

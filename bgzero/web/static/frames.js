@@ -70,7 +70,8 @@ function wireFrames() {
     for (const id of ["match-stats", "match-viewer", "match-errors", "match-error-view"]) fill($(id));
     $("match-report").hidden = true;
     $("match-note").textContent = `Analysing ${file.name}...`;
-    const q = new URLSearchParams({agent: $("match-agent").value, report: "true"});
+    const q = new URLSearchParams({report: "true"});
+    if ($("match-agent").value) q.set("agent", $("match-agent").value);  // none listed: the server's default
     let data;
     try { data = await (await api("POST", "/api/match?" + q, await file.text(), {text: true})).json(); }
     finally { $("match-note").textContent = ""; }
@@ -122,10 +123,13 @@ async function showDecision(d, players, agent, view) {
   const out = $("match-error-view");
   const ids = h("p", {class: "ids"}, "Position ID ", h("code", {class: "position-id"}, d.position), "  Match ID ", h("code", {}, d.match_id));
   const arrows = (text, colour, kind) => parseMove(text).map(([from, to]) => ({player: d.player, from, to, colour, kind}));
+  out.dataset.seq = Number(out.dataset.seq || 0) + 1;  // for tests: which request this view answers
+  const seq = out.dataset.seq;
   const head = `Game ${d.game}, action ${d.turn}: ${who}` + (d.dice ? ` to play ${d.dice.join("-")}` : ` (${d.kind})`);
   if (d.dice) {
     q.set("dice", d.dice.join(""));
     const ranked = await getJSON("/api/move?" + q);
+    if (out.dataset.seq !== seq) return;  // a later click won
     const eq = (text) => { const m = ranked.moves.find((x) => x.move === text); return m ? f3(m.equity) : "?"; };
     view.jump(view.frameBefore(d.game, d.turn), {
       dice: d.dice, diceOwner: d.player, text: head,
@@ -137,8 +141,11 @@ async function showDecision(d, players, agent, view) {
         h("tr", {class: "best"}, h("td", {}, "best (green)"), h("td", {class: "move"}, d.best), h("td", {}, eq(d.best)))),
       h("p", {}, `Lost ${d.equity_lost.toFixed(3)}` + (d.mark ? ` (${d.mark})` : "")), ids);
   } else {
+    const cube = await getJSON("/api/cube?" + q);
+    if (out.dataset.seq !== seq) return;
     view.jump(view.frameBefore(d.game, d.turn), {text: head});
     fill(out, h("p", {}, h("b", {}, head)), h("p", {}, `Played: ${d.played}; best: ${d.best}; lost ${d.equity_lost.toFixed(3)}`
-      + (d.error ? ` (${d.error})` : "")), cubeNode(await getJSON("/api/cube?" + q)), ids);
+      + (d.error ? ` (${d.error})` : "")), cubeNode(cube), ids);
   }
+  out.dataset.done = seq;
 }

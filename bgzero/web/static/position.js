@@ -6,7 +6,8 @@
 let rolling = null;  // the rollout under way: {controller, id}
 
 function positionQuery(extra = {}) {
-  const q = new URLSearchParams({position: $("pos-id").value.trim(), agent: $("pos-agent").value, ...extra});
+  const q = new URLSearchParams({position: $("pos-id").value.trim(), ...extra});
+  if ($("pos-agent").value) q.set("agent", $("pos-agent").value);  // none listed (a server without networks): its default
   const match = $("pos-match").value.trim();
   if (match) q.set("match", match);
   return q;
@@ -64,7 +65,8 @@ function rolloutTable(result) {
 
 async function rollout() {
   const out = $("pos-rollout-out"), asked = Number($("pos-trials").value);
-  const body = {position: $("pos-id").value.trim(), agent: $("pos-agent").value, trials: asked};
+  const body = {position: $("pos-id").value.trim(), trials: asked};
+  if ($("pos-agent").value) body.agent = $("pos-agent").value;
   const dice = $("pos-dice").value.trim(), match = $("pos-match").value.trim();
   if (dice) body.dice = dice;
   if (match) body.match = match;
