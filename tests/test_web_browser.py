@@ -3,7 +3,6 @@ dragging checkers, drags on the board (from the bar too), uploads whose names ca
 stacks, the tabs at phone width, a rollout cancelled and one shown as a table, analyse a position
 (Position ID and XGID, with its cube and score), analyse an upload and step through its errors, watch."""
 
-import dataclasses
 import json
 import os
 import shutil
@@ -26,7 +25,7 @@ from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
-from bgzero.arena.matfile import format_match, parse_match  # noqa: E402
+from bgzero.arena.matfile import parse_match  # noqa: E402
 from bgzero.errors import ConfigError  # noqa: E402
 from bgzero.web.api import create_app  # noqa: E402
 from bgzero.web.engine import Engine  # noqa: E402
@@ -263,9 +262,9 @@ def test_an_upload_whose_names_carry_script_shows_them_as_text(server, browser, 
     mat = browser.execute_script(
         "return fetch('/api/watch', {method: 'POST', headers: {'Content-Type': 'application/json'},"
         " body: JSON.stringify({a: 'pubeval', b: 'random', length: 1, seed: 2})}).then(r => r.json()).then(d => d.mat)")
-    record = dataclasses.replace(parse_match(mat), names=tuple(EVIL))
-    path = tmp_path / "evil.mat"
-    path.write_text(format_match(record))
+    assert parse_match(mat).names == ("pubeval", "random")
+    path = tmp_path / "evil.mat"  # written by hand: bgzero's own .mat writer keeps only safe characters in names
+    path.write_text(mat.replace("pubeval :", f"{EVIL[0]} :").replace("random :", f"{EVIL[1]} :"))
     assert parse_match(path.read_text()).names == tuple(EVIL)
     browser.find_element(By.CSS_SELECTOR, "[data-tab=match]").click()
     browser.find_element(By.ID, "match-file").send_keys(str(path))
