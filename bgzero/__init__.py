@@ -21,6 +21,9 @@ from bgzero.errors import (
     InvalidMatchIdError,
     InvalidPositionError,
 )
+from bgzero.kernel_cache import use_keyed_cache
+
+use_keyed_cache()
 
 _LAZY = {"Position": "bgzero.engine.position", "Move": "bgzero.engine.position", "LegalMoves": "bgzero.engine.position",
          "generate": "bgzero.engine.movegen", "MoveBatch": "bgzero.engine.movegen"}

@@ -279,6 +279,9 @@ TRAIN: dict[str, Rule] = {
     "selfplay.workers": WORKERS, "selfplay.parallel_games": whole(1, 100_000, why="games in lockstep, each holding its boards"),
     "selfplay.games_per_chunk": whole(1, 100_000, why="a chunk is played whole before the net learns from it"),
     "selfplay.epsilon": number(0, 1), "selfplay.explore_top": whole(0), "selfplay.backend": choice("local", "ray"),
+    "selfplay.ray.address": text(null=True), "selfplay.ray.in_flight": whole(1), "selfplay.ray.max_restarts": whole(0),
+    "selfplay.ray.cpus_per_worker": number(0.125, why="workers=auto starts the cluster's CPUs over this many actors: "
+                                                      "below 1/8, more than 8 a core"),
     "td.lam": number(0, 1), "td.optimizer": choice("adam", "sgd"), "td.lr": number(above=0, most=10, why="TD updates diverge far below it"),
     "td.lr_schedule": choice("constant", "linear", "cosine"), "td.lr_final": number(0),
     "td.batch_size": whole(1), "td.epochs": whole(1),
@@ -313,6 +316,7 @@ ROLLOUT = {"top": whole(1), "agent": AGENT, "judge": text(null=True), "trials": 
            "output": output_file(null=True), "progress": flag()}
 PRUNE = {"checkpoint": text(null=True), "out": output_file(null=True), "positions": whole(1, 10**8, why="a hundred million positions fill memory"),
          "hidden": whole(1, WIDTHS_MOST, why="the width of a layer"), "seed": SEED}
+EXPORT = {"checkpoint": text(null=True), "out": output_file(null=True)}
 LEAGUE = {"run": text(), "limit": whole(1), "games_vs_pubeval": whole(1), "games_per_pair": whole(1), "ply": PLY,
           "seed": SEED, "processes": PROCESSES, "out": output_dir()}
 ITERATE = {
@@ -321,13 +325,13 @@ ITERATE = {
     "candidates.positions": whole(1), "candidates.parallel_games": whole(1, 100_000), "candidates.top": whole(2), "candidates.explore": number(0, 1),
     "candidates.classes": subset("contact", "race"),
     "labelling.teacher": text(null=True), "labelling.ply": PLY, "labelling.labels": whole(1, null=True),
-    "labelling.chunk": whole(96), "labelling.processes": whole(1), "labelling.backend": choice("local", "ray"),
+    "labelling.chunk": whole(96), "labelling.processes": whole(1, MOST_PROCESSES, why=_CORES), "labelling.backend": choice("local", "ray"),
     "labelling.ray.address": text(null=True),
     "finetune.epochs": whole(1), "finetune.lr": number(above=0, most=1), "finetune.anchor": number(0),
     "finetune.widen": whole(0), "finetune.race": flag(), "finetune.prune_positions": whole(1000),
     "finetune.earlier": whole(0),
     "gate.games": whole(2), "gate.chunk": whole(2), "gate.ply": PLY, "gate.opponents": agent_list(),
-    "gate.move_errors": flag(), "gate.margin": number(), "gate.processes": whole(1),
+    "gate.move_errors": flag(), "gate.margin": number(), "gate.processes": whole(1, MOST_PROCESSES, why=_CORES),
 }
 
 

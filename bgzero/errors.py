@@ -54,6 +54,10 @@ class Interrupted(BgzeroError):
         self.partial = partial
 
 
+class GameTooLongError(BgzeroError, RuntimeError):
+    """A game that reached :data:`bgzero.engine.game.MAX_TURNS` turns without ending: abandoned, so no loop plays forever."""
+
+
 class OutputError(BgzeroError, OSError):
     """A file that cannot be written where it was asked for (a directory, no permission, a full disk)."""
 

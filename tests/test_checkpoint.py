@@ -1,4 +1,4 @@
-"""Checkpoints: atomic writes, reading without torch, and clear errors for bad files."""
+"""Checkpoints and play files: atomic writes, playing without torch, and clear errors for bad files."""
 
 import subprocess
 import sys
@@ -11,11 +11,20 @@ import torch
 
 from bgzero import paths
 from bgzero.errors import CheckpointError
-from bgzero.value.checkpoint import FORMAT, load_checkpoint, load_net, read_checkpoint, save_checkpoint
+from bgzero.value.checkpoint import (
+    FORMAT,
+    load_checkpoint,
+    load_evaluator,
+    load_net,
+    read_checkpoint,
+    save_checkpoint,
+    save_play,
+)
 from bgzero.value.net import NetConfig, ValueNet
-from bgzero.value.ptfile import read_pt
+from bgzero.value.playfile import read_play
 
 SHIPPED = sorted(paths.CHECKPOINTS.glob("*.pt"))
+PLAY_FILES = sorted(paths.CHECKPOINTS.glob("*.safetensors"))
 
 
 def _state(net):
@@ -86,7 +95,7 @@ def _same(read, loaded, where="", kind=np.ndarray) -> int:
 
 
 @pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.name)
-def test_every_shipped_tensor_reads_without_torch_as_torch_loads_it(path):
+def test_every_shipped_tensor_reads_as_torch_loads_it(path):
     assert _same(read_checkpoint(path), torch.load(path, map_location="cpu", weights_only=True)) >= 4
     _same(load_checkpoint(path), torch.load(path, map_location="cpu", weights_only=True), kind=torch.Tensor)
 
@@ -100,15 +109,58 @@ def test_a_training_checkpoint_reads_as_torch_loads_it(tmp_path):
     state = {**_state(net), "optimizer": opt.state_dict(), "positions": 3, "torch_rng": torch.get_rng_state(),
              "rng": np.random.default_rng(1).bit_generator.state, "view": torch.arange(12.0).reshape(3, 4).T}
     path = save_checkpoint(tmp_path / "a.pt", state)
-    assert _same(read_pt(path), torch.load(path, weights_only=True)) == 4 + 3 * 4 + 2
+    assert _same(read_checkpoint(path), torch.load(path, weights_only=True)) == 4 + 3 * 4 + 2
 
 
-def test_reading_needs_no_torch():
-    code = (f"import sys; from bgzero.value.ptfile import read_pt; read_pt({str(SHIPPED[0])!r}); "
-            "assert 'torch' not in sys.modules, 'torch was imported'")
+def test_each_shipped_agent_has_a_play_file_of_the_same_nets():
+    """The shipped agents play from their .safetensors: the .pt's weights and fields, less the optimizer."""
+    assert [p.stem for p in PLAY_FILES] == [p.stem for p in SHIPPED]
+    for pt, play in zip(SHIPPED, PLAY_FILES):
+        want, got = read_checkpoint(pt), read_checkpoint(play)
+        assert set(got) == set(want) - {"optimizer", "rng", "torch_rng"}, play.name
+        for key, value in want.items():
+            if key.endswith("model"):
+                assert set(got[key]) == set(value) and all(np.array_equal(got[key][k], v) for k, v in value.items())
+            elif key in got:
+                assert got[key] == value, (play.name, key)
+
+
+def test_playing_needs_no_torch_and_a_training_checkpoint_says_which_extra(tmp_path):
+    code = ("import sys; sys.modules['torch'] = None; from bgzero.value.checkpoint import load_evaluator, "
+            "read_checkpoint; from bgzero.errors import CheckpointError\n"
+            f"load_evaluator({str(PLAY_FILES[0])!r})\n"
+            f"try: read_checkpoint({str(SHIPPED[0])!r})\n"
+            "except CheckpointError as e: print(e)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
                           cwd=Path(__file__).resolve().parents[1])
     assert done.returncode == 0, done.stderr
+    assert "is a training checkpoint (.pt), which needs torch: pip install 'bgzero[train]'" in done.stdout
+
+
+def test_a_play_file_plays_as_its_checkpoint(tmp_path):
+    net = ValueNet(NetConfig(hidden=[8]))
+    pt = save_checkpoint(tmp_path / "a.pt", {**_state(net), "optimizer": torch.optim.Adam(net.parameters()).state_dict()})
+    play = save_play(tmp_path / "a.safetensors", read_checkpoint(pt))
+    boards = np.random.default_rng(0).integers(0, 3, size=(5, 2, 25)).astype(np.int8)
+    np.testing.assert_array_equal(load_evaluator(play).probs(boards), load_evaluator(pt).probs(boards))
+    assert "optimizer" not in read_play(play)
+
+
+@pytest.mark.parametrize("damage", [
+    lambda data: data[: len(data) // 2],                       # cut short
+    lambda data: b"\xff" * 8 + data[8:],                       # a header length past the file
+    lambda data: data.replace(b'"bgzero"', b'"other!"', 1),    # no bgzero fields
+    lambda data: data.replace(b"model/", b"xxxxx/", 1),        # a tensor of no net
+    lambda data: data.replace(b'\\"games\\"', b'\\"model\\"', 1),  # weights among the plain fields
+], ids=["short", "header-length", "no-fields", "no-net", "weights-in-fields"])
+def test_a_damaged_play_file_is_one_line_error(tmp_path, damage):
+    good = save_play(tmp_path / "good.safetensors", _state(ValueNet(NetConfig(hidden=[8]))))
+    assert read_checkpoint(good)["games"] == 7
+    bad = tmp_path / "bad.safetensors"
+    bad.write_bytes(damage(good.read_bytes()))
+    with pytest.raises(CheckpointError, match="play file .*bad.safetensors") as e:
+        read_checkpoint(bad)
+    assert "\n" not in str(e.value)
 
 
 class _Runs:

@@ -9,6 +9,7 @@ target: ``BGZERO_FUZZ_EXAMPLES`` (default 150; checkpoints a third of it, at lea
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from collections import Counter
@@ -32,6 +33,7 @@ from bgzero.errors import BgzeroError
 from bgzero.gnubg.fibs import format_line, parse_line, situation
 from bgzero.value.checkpoint import FORMAT, load_evaluator
 from bgzero.value.net import NetConfig, ValueNet
+from bgzero.value.playfile import play_state
 from tests.test_fibs import BAR_AT_2_4, CUBE_AT_2_0, DOUBLED_AT_2_0, START_ON_ROLL
 from tests.test_match import RandomCube
 from tests.test_matfile import GOLDEN
@@ -174,6 +176,48 @@ def test_checkpoints(tmp_path_factory, case):
     if evaluator is not None:
         probs = evaluator.probs(START[None])
         assert np.isfinite(probs).all()
+
+
+_PLAY_ARRAYS, _PLAY_FIELDS = play_state({"format": FORMAT, **_FIELDS})
+_JSON = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(-5, 10**6), st.floats(allow_nan=False),
+                               st.text(max_size=10)),
+                     lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=6), inner,
+                                                                                          max_size=3)), max_leaves=6)
+
+
+def _play_bytes(fields: dict, arrays: dict | None = None) -> bytes:
+    from safetensors.numpy import save
+
+    return save(_PLAY_ARRAYS if arrays is None else arrays, metadata={"bgzero": json.dumps(fields)})
+
+
+_GOOD_PLAY = _play_bytes(_PLAY_FIELDS)
+
+
+@run(st.one_of(st.binary(max_size=400).map(lambda b: ("bytes", b)),
+               st.lists(st.tuples(st.integers(0, len(_GOOD_PLAY) - 1), st.integers(0, 255)), min_size=1,
+                        max_size=4).map(lambda edits: ("edits", edits)),
+               st.dictionaries(_KEYS, _JSON, max_size=3).map(lambda d: ("fields", d)),
+               st.dictionaries(st.sampled_from(sorted(_PLAY_ARRAYS)), st.integers(0, 3), max_size=2)
+               .map(lambda d: ("arrays", d))),
+     n=max(20, EXAMPLES // 3))
+def test_play_files(tmp_path_factory, case):
+    kind, value = case
+    data = bytearray(_GOOD_PLAY)
+    if kind == "bytes":
+        data = value
+    elif kind == "edits":
+        for at, byte in value:
+            data[at] = byte
+    elif kind == "fields":
+        data = _play_bytes({**_PLAY_FIELDS, **value})
+    else:  # weights cut to another length
+        data = _play_bytes(_PLAY_FIELDS, {**_PLAY_ARRAYS, **{k: _PLAY_ARRAYS[k][:n] for k, n in value.items()}})
+    path = tmp_path_factory.mktemp("fuzz") / "x.safetensors"
+    path.write_bytes(bytes(data))
+    evaluator = fuzz("play file", load_evaluator, path)
+    if evaluator is not None:
+        assert np.isfinite(evaluator.probs(START[None])).all()
 
 
 @run(st.tuples(st.sampled_from(sorted(TRAIN)),

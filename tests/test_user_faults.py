@@ -12,12 +12,14 @@ import errno
 import json
 import os
 import random
+import re
 import resource
 import signal
 import subprocess
 import sys
 import time
 import unicodedata
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import pytest
@@ -29,7 +31,14 @@ from bgzero.arena.analysis import parse_dice
 from bgzero.atomic import atomic_write, atomic_write_text
 from bgzero.config_check import output_dir, output_file
 from bgzero.engine.xgid import parse_xgid
-from bgzero.errors import CheckpointError, ConfigError, InvalidDiceError, InvalidPositionError, OutputError
+from bgzero.errors import (
+    CheckpointError,
+    ConfigError,
+    GameTooLongError,
+    InvalidDiceError,
+    InvalidPositionError,
+    OutputError,
+)
 from bgzero.value.checkpoint import load_checkpoint, read_checkpoint
 
 REPO = Path(__file__).resolve().parents[1]
@@ -147,7 +156,8 @@ def _too_big(seed: int = 6) -> list[tuple[str, str, str]]:
     cases = [("TRAIN", "train.games", 10**10), ("TRAIN", "seed", 2**63 - 1), ("TRAIN", "td.lr", 10),
              ("TRAIN", "selfplay.parallel_games", 100_000), ("TRAIN", "selfplay.games_per_chunk", 100_000),
              ("TRAIN", "selfplay.workers", MOST_PROCESSES), ("EVAL", "processes", MOST_PROCESSES),
-             ("ROLLOUT", "trials", 10**9), ("ROLLOUT", "processes", MOST_PROCESSES), ("PRUNE", "hidden", 65_536)]
+             ("ROLLOUT", "trials", 10**9), ("ROLLOUT", "processes", MOST_PROCESSES), ("PRUNE", "hidden", 65_536),
+             ("ITERATE", "labelling.processes", MOST_PROCESSES), ("ITERATE", "gate.processes", MOST_PROCESSES)]
     out = []
     for schema, key, bound in cases:
         for past in (bound + 1 if isinstance(bound, int) else bound * 1.01, bound * rng.randint(10, 10**6)):
@@ -156,8 +166,9 @@ def _too_big(seed: int = 6) -> list[tuple[str, str, str]]:
 
 
 def test_every_size_has_a_bound_that_says_why():
-    import bgzero.config_check as config_check
     from omegaconf import OmegaConf
+
+    import bgzero.config_check as config_check
 
     for schema, key, value in _too_big():
         cfg = OmegaConf.create({})
@@ -175,6 +186,41 @@ def test_a_size_past_its_bound_is_refused_at_once(module, args, tmp_path):
     proc = _cli(module, *args, cwd=tmp_path, timeout=60)
     assert "not allowed" in _one_line_error(proc, f"bgzero-{module}") and time.monotonic() - started < 30
     assert list(tmp_path.iterdir()) == []
+
+
+def test_ray_cpus_per_worker_has_a_floor_that_keeps_workers_auto_finite():
+    from omegaconf import OmegaConf
+
+    from bgzero.config_check import TRAIN, check
+
+    rng = random.Random(8)
+    for value in [0, 0.0, -1, 1e-9] + [rng.uniform(0, 0.125) for _ in range(6)]:  # 0 divided the cluster's CPUs by zero
+        with pytest.raises(ConfigError, match=r"selfplay\.ray\.cpus_per_worker=.*1/8"):
+            check(OmegaConf.create({"selfplay": {"ray": {"cpus_per_worker": value}}}), TRAIN)
+    for value in (0.125, 0.5, 1, 4):
+        check(OmegaConf.create({"selfplay": {"ray": {"cpus_per_worker": value}}}), TRAIN)
+
+
+@pytest.mark.parametrize("spelling", ["yes", "no", "1", "0", "on", "y"])
+def test_replay_spells_a_flag_as_every_other_command_does(tmp_path, spelling):
+    proc = _cli("replay", str(tmp_path / "m.mat"), f"jacoby={spelling}", timeout=60)
+    assert proc.returncode == 2 and f"jacoby={spelling}: true or false" in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("processes", [1, 2])
+def test_a_rollout_of_a_billion_one_trial_batches_stops_at_its_seconds(processes):
+    """The plan of batches is made as they run: a billion of them (what ``trials=`` allows)
+    once filled memory before the first batch, and ``seconds=`` never got a say."""
+    code = ("import resource; resource.setrlimit(resource.RLIMIT_DATA, (3 << 30, 3 << 30))\n"
+            "from bgzero.engine.board import START\n"
+            "from bgzero.rollout.lockstep import RolloutSettings\n"
+            "from bgzero.rollout.parallel import PlayerSpec, rollout\n"
+            "settings = RolloutSettings(trials=10**9, batch=1, seconds=1, vr=False, database=False)\n"
+            f"print(rollout(START[None], PlayerSpec('random:1'), settings, processes={processes})[0].trials)")
+    proc = subprocess.run([sys.executable, "-c", code], env=ENV, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert 1 <= int(proc.stdout) < 10**9
 
 
 # --------------------------------------------------------------------------- a full disk
@@ -506,3 +552,159 @@ def test_a_second_match_run_on_the_command_line_is_one_line_and_leaves_the_first
     proc = _cli("match", *args[:4], "matches=1", *args[5:], cwd=tmp_path)
     assert "holds an earlier bgzero-match run (match_0001.mat and 2 more)" in _one_line_error(proc, "bgzero-match")
     assert {p.name: p.read_bytes() for p in (tmp_path / "m").iterdir() if p.is_file()} == first
+
+
+# --------------------------------------------------------------------------- games that never end
+
+@contextmanager
+def _no_hang(cpu_seconds: float):
+    """Fail, rather than wait for ever, once the code inside has used ``cpu_seconds`` of CPU
+    (a busy loop's measure, whatever the machine's load)."""
+    def hung(*_):
+        raise AssertionError(f"still playing after {cpu_seconds} s of CPU: a hang")
+
+    old = signal.signal(signal.SIGPROF, hung)
+    signal.setitimer(signal.ITIMER_PROF, cpu_seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.signal(signal.SIGPROF, old)
+
+
+def test_a_rollout_of_a_dead_position_beneath_the_board_check_is_abandoned_not_endless():
+    import numpy as np
+
+    from bgzero.rollout.lockstep import RolloutSettings, run_chunk
+    from bgzero.rollout.players import RolloutPlayer
+
+    roots = np.stack(_dead_boards(4, seed=44))  # run_chunk trusts its boards: only the turn bound ends these
+    player = RolloutPlayer(make_agent("random:1"), None)
+    settings = RolloutSettings(trials=8, vr=False, database=False)
+    with _no_hang(120), pytest.raises(GameTooLongError, match="10,000 turns without ending"):
+        run_chunk(player, roots, np.arange(8) % 4, np.arange(8), settings)
+
+
+def _game_loops(seed: int = 10):
+    """Every loop that plays games, from the start, with agents drawn from ``seed``: a game
+    bound of a few turns must abandon each of them."""
+    import numpy as np
+
+    from bgzero.arena.duplicate import draw_dice, play_games
+    from bgzero.arena.match import play_matches
+    from bgzero.engine.board import START
+    from bgzero.engine.game import play_game, play_random_games
+    from bgzero.rollout.lockstep import RolloutSettings, run_chunk
+    from bgzero.rollout.players import RolloutPlayer
+    from bgzero.selfplay.player import lockstep_turns
+
+    rng = random.Random(seed)
+    a, b = make_agent(f"random:{rng.randrange(1000)}"), make_agent(f"random:{rng.randrange(1000)}")
+
+    def self_play():
+        turns = lockstep_turns(lambda boards, dice, moves: (a.choose(boards, dice, moves),) * 2, 4,
+                               np.random.default_rng(rng.randrange(1000)))
+        for _ in range(100):
+            next(turns)
+
+    return {
+        "play_game": lambda: play_game((a, b), rng.randrange(1000)),
+        "play_random_games": lambda: play_random_games(6, rng.randrange(1000)),
+        "rollout": lambda: run_chunk(RolloutPlayer(a, None), START[None], np.zeros(6, int), np.arange(6),
+                                     RolloutSettings(trials=6, vr=False, database=False, seed=rng.randrange(1000))),
+        "match": lambda: play_matches(a, b, [rng.randrange(1000)], length=3),
+        "duplicate": lambda: play_games(a, b, draw_dice(np.random.default_rng(rng.randrange(1000)), 4),
+                                        np.array([True, False, True, False])),
+        "self_play": self_play,
+    }
+
+
+@pytest.mark.parametrize("loop", sorted(_game_loops()))
+def test_every_loop_that_plays_games_abandons_one_past_the_turn_bound(loop, monkeypatch):
+    from bgzero.engine import game
+
+    monkeypatch.setattr(game, "MAX_TURNS", 6, raising=False)  # the quickest game takes more than 6 turns
+    with _no_hang(60), pytest.raises(GameTooLongError, match="6 turns without ending"):
+        _game_loops()[loop]()
+
+
+@pytest.mark.parametrize("kind", ["fifo.mat", "fifo.sgf", "zero.mat", "folder.mat"])
+def test_replay_refuses_a_match_file_that_is_no_regular_file(tmp_path, kind):
+    path = tmp_path / kind
+    if kind.startswith("fifo"):
+        os.mkfifo(path)  # open() would wait for a writer for ever
+    elif kind.startswith("zero"):
+        path.symlink_to("/dev/zero")  # reads for ever
+    else:
+        path.mkdir()
+    line = _one_line_error(_cli("replay", str(path), "pace=0", timeout=60), "bgzero-replay")
+    assert "not a regular file" in line
+
+
+# --------------------------------------------------------------------------- a main process killed outright
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+
+
+def test_rollout_workers_exit_soon_after_their_main_process_is_killed(tmp_path):
+    err = tmp_path / "stderr"
+    with err.open("w") as stderr:
+        proc = subprocess.Popen([sys.executable, "-m", "bgzero.cli.rollout", "position=4HPwATDgc/ABMA", "agent=random:1",
+                                 "vr=false", "database=false", "trials=100000000", "processes=2", "progress=true"],
+                                env=ENV, stdout=subprocess.DEVNULL, stderr=stderr, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 600
+        while not re.search(r"\b[1-9][\d,]*/100000000", err.read_text()) and time.monotonic() < deadline:
+            assert proc.poll() is None, err.read_text()[-2000:]
+            time.sleep(0.2)  # until a batch is done: the workers are at work
+        workers = [int(pid) for pid in Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()]
+        assert len(workers) >= 2, workers
+        proc.kill()  # kill -9: the main process stops no one
+        proc.wait()
+        deadline = time.monotonic() + 10
+        while any(map(_alive, workers)) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not any(map(_alive, workers)), "workers outlived their main process by 10 s"
+    finally:
+        with suppress(ProcessLookupError):  # the group is empty once they are gone
+            os.killpg(proc.pid, signal.SIGKILL)
+
+
+# --------------------------------------------------------------------------- absurd weights
+
+def _absurd_checkpoints(directory: Path, n: int = 4, seed: int = 30) -> list[Path]:
+    """Finite weights, every one scaled by 1e30 to 1e37: the probabilities come out NaN or beyond 0-1."""
+    import torch
+
+    from bgzero.value.checkpoint import save_checkpoint
+    from bgzero.value.net import NetConfig, ValueNet
+
+    rng = random.Random(seed)
+    out = []
+    for i, power in enumerate(rng.sample(range(30, 38), n)):
+        torch.manual_seed(i)
+        net = ValueNet(NetConfig(hidden=[rng.choice([8, 16, 40])]))
+        weights = {k: v * 10.0**power for k, v in net.state_dict().items()}
+        out.append(save_checkpoint(directory / f"absurd_1e{power}.pt", {
+            "model": weights, "net_config": net.config_dict(), "encoder": "tesauro198", "games": 0}))
+    return out
+
+
+def test_a_checkpoint_of_absurd_weights_is_refused_at_load(tmp_path):
+    from bgzero.value.checkpoint import load_evaluator
+
+    for path in _absurd_checkpoints(tmp_path):
+        for frozen in (True, False):
+            with pytest.raises(CheckpointError, match="not probabilities"):
+                load_evaluator(path, frozen=frozen)
+
+
+def test_hint_and_rollout_refuse_absurd_weights_in_one_line(tmp_path):
+    path = _absurd_checkpoints(tmp_path, n=1)[0]
+    for module, extra in (("hint", []), ("rollout", ["trials=4", "progress=false"])):
+        proc = _cli(module, "position=4HPwATDgc/ABMA", f"agent=checkpoint:{path}", *extra)
+        assert "not probabilities" in _one_line_error(proc, f"bgzero-{module}")

@@ -143,9 +143,10 @@ def test_a_whole_match_over_http_and_its_mat_file(client):
         else:
             game = client.post(f"/api/game/{sid}", json={"action": {"roll": "roll", "answer": "take",
                                                                     "next": "next"}[game["awaiting"]]}).json()
-    assert game["awaiting"] == OVER and max(game["score"]) == 1 and "Match over" in game["status"]
+    assert game["awaiting"] == OVER and "Match over" in game["status"]
     record = parse_match(client.get(f"/api/game/{sid}/mat").text)  # replays under the rules
-    assert record.score == tuple(game["score"]) and record.names[1] == "pubeval"
+    assert max(game["score"]) == record.games[-1].points and record.names[1] == "pubeval"
+    assert record.score == tuple(min(s, 1) for s in game["score"])  # the file's score stops at the length
     sgf = client.get(f"/api/game/{sid}/sgf")
     assert "bgzero.sgf" in sgf.headers["content-disposition"] and parse_sgf(sgf.text).games == record.games
 
@@ -206,17 +207,77 @@ def test_openapi_docs_and_page(client):
     assert client.get("/static/../../errors.py").status_code == 404
 
 
+def test_docs_work_offline(client):
+    # Swagger UI came from a CDN: the page was blank with no network
+    import re
+
+    html = client.get("/docs").text
+    assert "swagger-ui-bundle.js" in html and not re.search(r"https?://", html)
+    for asset in re.findall(r"""(?:src|href)=['"]([^'"]+)""", html):
+        assert client.get(asset).status_code == 200, asset
+
+
+def test_unknown_paths_and_methods_answer_error_json_like_every_other_error(client):
+    # FastAPI's own answers were {"detail": ...}
+    missing = client.get("/api/nothing")
+    assert missing.status_code == 404 and set(missing.json()) == {"error"} and "/api/nothing" in missing.json()["error"]
+    wrong = client.delete("/api/move")
+    assert wrong.status_code == 405 and set(wrong.json()) == {"error"} and "DELETE" in wrong.json()["error"]
+
+
+def _answers_within(seconds, fn):
+    """``fn()``'s value if it returns within ``seconds``, else a failure (a hung worker cannot be joined)."""
+    out = {}
+    thread = threading.Thread(target=lambda: out.setdefault("value", fn()), daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert "value" in out, f"no answer within {seconds} s"
+    return out["value"]
+
+
+@pytest.mark.parametrize("agent", ["random", "pubeval"])
+def test_an_agent_watched_against_itself_answers(agent):
+    # its one lock was taken twice: the worker hung for good, and two such requests hung the server
+    app = create_app(Engine(["random", "pubeval"], workers=1), default_agent="random")
+    with TestClient(app) as c:
+        watched = _answers_within(60, lambda: c.post("/api/watch", json={"a": agent, "b": agent, "length": 1}))
+        assert watched.status_code == 200 and watched.json()["names"] == [agent, agent]
+        again = _answers_within(60, lambda: c.post("/api/watch", json={"a": agent, "b": agent, "length": 1}))
+        assert again.status_code == 200  # the worker is free again
+
+
+def test_agents_locked_in_opposite_orders_never_deadlock():
+    engine = Engine(["random", "pubeval"])
+    finished = []
+
+    def hold(a, b):
+        for _ in range(300):
+            with engine.using(a, b, a):  # a named twice is held once
+                pass
+        finished.append((a, b))
+
+    threads = [threading.Thread(target=hold, args=pair, daemon=True) for pair in (("random", "pubeval"), ("pubeval", "random"))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert len(finished) == 2
+    engine.close()
+
+
 def test_a_full_queue_refuses_at_once():
     engine = Engine(["pubeval"], workers=1, queue=1)
     release = threading.Event()
 
     async def go():
-        first = asyncio.ensure_future(engine.run(release.wait))
+        first = asyncio.ensure_future(engine.run(release.wait))  # running
+        second = asyncio.ensure_future(engine.run(lambda: "waited"))  # waiting: the line holds one
         await asyncio.sleep(0.05)
         with pytest.raises(BusyError, match="busy"):
             await engine.run(lambda: None)
         release.set()
-        assert await first
+        assert await first and await second == "waited"
+        assert await engine.run(lambda: "free") == "free"
 
     asyncio.run(go())
     engine.close()
@@ -239,3 +300,103 @@ def test_cli_config_defaults_to_localhost_and_checks_values():
                                 ("log_level=loud", "log_level='loud'"), ("sessions=0", "sessions=0")):
             with pytest.raises(ConfigError, match=named):
                 build(compose("web", overrides=[override]))
+
+
+@pytest.mark.slow
+def test_sigterm_stops_the_server_while_a_rollout_streams(tmp_path):
+    # uvicorn waited for the streaming rollout to end (up to 100,000 trials), and a hung worker for ever
+    import signal
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    import httpx
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = subprocess.Popen([sys.executable, "-m", "bgzero.cli.web", f"port={port}", "agents=[strong,random]"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(600):
+            try:
+                httpx.get(base + "/api/agents", timeout=1)
+                break
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        with httpx.stream("POST", base + "/api/rollout", json={"position": START, "trials": 10368}, timeout=60) as r:
+            next(line for line in r.iter_lines() if '"progress"' in line)  # the rollout runs
+            start = time.perf_counter()
+            server.send_signal(signal.SIGTERM)
+            server.wait(30)
+        assert time.perf_counter() - start < 15
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()
+
+
+def _strict(line: str):
+    """``line`` as JSON, refusing the NaN and Infinity that Python's json writes and JSON does not have."""
+    def refuse(name):
+        raise ValueError(f"{name} is not JSON")
+    return json.loads(line, parse_constant=refuse)
+
+
+def test_a_one_trial_rollout_answers_strict_json_with_probabilities_in_range(client):
+    # one trial has no standard error: it was sent as Infinity; variance reduction made a probability -0.043
+    text = client.post("/api/rollout", json={"position": START, "dice": "31", "trials": 1, "top": 5}).text
+    lines = [_strict(line) for line in text.splitlines()]
+    assert [line["progress"]["partial"]["se"] for line in lines[:-1]] == [None]  # after one trial: no estimate
+    result = lines[-1]["result"]
+    probs = [p for doc in [result, *result["moves"]] for p in doc["probs"]]
+    assert len(probs) == 30 and all(0 <= p <= 1 for p in probs)
+
+
+def _play_out(game, choose=lambda legal: legal[-1]["move"]):
+    """Play ``game`` (a :class:`WebGame`) to its end: every roll taken, the cube taken, ``choose``'s plays."""
+    for _ in range(2000):
+        view = game.view()
+        if view["awaiting"] == OVER:
+            return view
+        if view["awaiting"] == "move":
+            game.act("move", choose(view["legal"]))
+        else:
+            game.act({"roll": "roll", "answer": "take", "next": "next"}[view["awaiting"]])
+    raise AssertionError("the game did not end")
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+def test_the_final_board_of_a_game_borne_off_is_the_engines(seed):
+    # the turn was passed only after the game-over check: the last view had the sides swapped
+    from bgzero.agents.specs import make_agent
+    from bgzero.web.games import WebGame
+    from bgzero.web.watch import frames
+
+    game = WebGame(make_agent("random:7"), "random", length=1, seed=seed)
+    view = _play_out(game)
+    record = game.record()
+    assert record.games[-1].kind in (1, 2, 3)  # borne off, not passed (a 1-point match has no cube)
+    assert view["board"] == frames(record)[-1]["board"]  # the engine's final board, replayed from the record
+    winner = record.games[-1].winner
+    assert sum(view["board"][winner]) == 0 and sum(view["board"][1 - winner]) > 0
+
+
+def test_a_finished_match_score_is_not_stopped_at_its_length():
+    # the match state stops at the length: a gammon at 0-0 of a 1-point match showed 1, where gnubg shows 2
+    from bgzero.agents.specs import make_agent
+    from bgzero.web.games import WebGame
+    from bgzero.web.watch import summary
+
+    for seed in range(40):
+        game = WebGame(make_agent("random:7"), "random", length=1, seed=seed)
+        view = _play_out(game)
+        last = game.record().games[-1]
+        if last.points > 1:
+            break
+    else:
+        pytest.skip("no gammon in 40 one-point matches")
+    assert max(view["score"]) == last.points and f" {last.points}" in view["status"]
+    assert summary(game.record())["score"] == view["score"]

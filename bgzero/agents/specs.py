@@ -5,10 +5,11 @@ unquoted: ``bgzero-eval a=checkpoint:checkpoints/reference.pt@1 b=gnubg@0``)
 
 - ``random[:SEED]``: uniform among distinct legal results
 - ``pubeval``: Tesauro's public linear evaluator
-- ``checkpoint:PATH[@PLY]``: a trained network searched at 0, 1 or 2 ply; a bare
-  ``PATH.pt[@PLY]`` also works
+- ``checkpoint:PATH[@PLY]``: a trained network searched at 0, 1 or 2 ply, from a play file
+  (``.safetensors``) or a training checkpoint (``.pt``, which needs torch); a bare
+  ``PATH.safetensors[@PLY]`` or ``PATH.pt[@PLY]`` also works
 - ``gnubg[@PLY]``: GNU Backgammon's net via the optional ``gnubg-nn`` package
-- ``strong[@PLY]``, ``strong_td[@PLY]``, ``reference[@PLY]``: the shipped checkpoints by name
+- ``strong[@PLY]``, ``strong_td[@PLY]``, ``reference[@PLY]``: the shipped play files by name
 """
 
 from __future__ import annotations
@@ -32,10 +33,10 @@ def parse_spec(spec: str) -> tuple[str, str | None, int]:
     if not (ply_text.isascii() and ply_text.isdigit()) or int(ply_text) > 2:
         raise ConfigError(f"agent {spec!r}: ply after '@' must be 0, 1 or 2")
     name, _, arg = head.partition(":")
-    if name.endswith(".pt") and not arg:
+    if name.endswith((".pt", ".safetensors")) and not arg:
         name, arg = "checkpoint", name
     if name.strip().lower() in SHIPPED and not arg:
-        name, arg = "checkpoint", str(paths.CHECKPOINTS / f"{name.strip().lower()}.pt")
+        name, arg = "checkpoint", str(paths.CHECKPOINTS / f"{name.strip().lower()}.safetensors")
     return name.strip().lower(), (arg.strip() or None), int(ply_text)
 
 
@@ -74,7 +75,7 @@ def make_agent(spec: str) -> Agent:
         from bgzero.agents.gnubg import GnubgAgent
         return GnubgAgent(ply)
     if not arg:
-        raise ConfigError(f"agent {spec!r}: name the checkpoint file, e.g. checkpoint:checkpoints/strong.pt")
+        raise ConfigError(f"agent {spec!r}: name the checkpoint file, e.g. checkpoint:checkpoints/strong.safetensors")
     from bgzero.agents.neural import NeuralAgent
     from bgzero.value.checkpoint import load_evaluator
     shipped = Path(arg).parent == paths.CHECKPOINTS and Path(arg).stem in SHIPPED

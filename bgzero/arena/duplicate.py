@@ -20,10 +20,10 @@ from tqdm import tqdm
 from bgzero.agents.base import Agent
 from bgzero.agents.specs import make_agent
 from bgzero.engine.board import START
-from bgzero.engine.game import game_results, opening_rolls
+from bgzero.engine.game import check_length, game_results, opening_rolls
 from bgzero.engine.movegen import generate
 from bgzero.errors import Interrupted
-from bgzero.interrupts import leave_interrupts_to_the_main_process
+from bgzero.interrupts import follow_the_main_process
 from bgzero.value.threads import set_torch_threads
 
 MAX_PLIES = 512  # dice are pre-drawn per pair; longer games reuse the sequence cyclically
@@ -84,6 +84,7 @@ def play_games(agent_a: Agent, agent_b: Agent, dice: np.ndarray, a_first: np.nda
             points[idx] = -sign * game_results(chosen)  # the side now on roll lost if it is over
         ply[active] += 1
         active = active[points[active] == 0]
+        check_length(ply[active])
     return points
 
 
@@ -140,7 +141,7 @@ def play_duplicate_from_specs(spec_a: str, spec_b: str, games: int, seed: int = 
                 results.append(_play_pairs_shard(job))
                 bar.update(2 * len(job[2]))
         else:
-            with mp.get_context("spawn").Pool(processes, initializer=leave_interrupts_to_the_main_process) as pool:
+            with mp.get_context("spawn").Pool(processes, initializer=follow_the_main_process) as pool:
                 for res in pool.imap(_play_pairs_shard, jobs):
                     results.append(res)
                     bar.update(2 * len(res))

@@ -29,10 +29,10 @@ from bgzero.agents.base import Agent
 from bgzero.agents.specs import make_agent, spec_name
 from bgzero.cube import PASS, TAKE, MatchState, after_take, award, drop_points, match_winner, may_double, points_for
 from bgzero.engine.board import START
-from bgzero.engine.game import game_results, opening_roll, roll
+from bgzero.engine.game import check_length, game_results, opening_roll, roll
 from bgzero.engine.movegen import generate
 from bgzero.errors import ConfigError
-from bgzero.interrupts import leave_interrupts_to_the_main_process
+from bgzero.interrupts import follow_the_main_process
 from bgzero.value.threads import set_torch_threads
 
 MOVE, DOUBLE = "move", "double"  # with TAKE and PASS, the cube answers, the kinds of an Action
@@ -123,6 +123,7 @@ class _Live:
         self.player, self.dice = opening_roll(self.rng)
         self.board = START.copy()
         self.actions: list[Action] = []
+        self.turns = 0  # moves of this game, for :func:`check_length`
 
     @property
     def done(self) -> bool:
@@ -191,6 +192,8 @@ def _move_turn(agents: Sequence[Agent], live: list[_Live]) -> None:
                 m.end_game(player, kind, cube, points_for(kind, cube, jacoby=m.state.jacoby_active))
             else:
                 m.player, m.dice = 1 - player, None
+                m.turns += 1
+                check_length(m.turns)
 
 
 def play_matches(agent_a: Agent, agent_b: Agent, seeds: Sequence[int], length: int = 7, games: int = 1,
@@ -255,7 +258,7 @@ def _shards(jobs: list, processes: int):
     if processes == 1:
         yield from map(_play_matches_shard, jobs)
         return
-    with mp.get_context("spawn").Pool(min(processes, len(jobs)), initializer=leave_interrupts_to_the_main_process) as pool:
+    with mp.get_context("spawn").Pool(min(processes, len(jobs)), initializer=follow_the_main_process) as pool:
         yield from pool.imap(_play_matches_shard, jobs)
 
 

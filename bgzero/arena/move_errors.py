@@ -27,7 +27,7 @@ from bgzero import paths
 from bgzero.agents.specs import make_agent
 from bgzero.engine.board import START, to_gnubg
 from bgzero.engine.movegen import generate
-from bgzero.interrupts import leave_interrupts_to_the_main_process
+from bgzero.interrupts import follow_the_main_process
 
 CLASSES = ("contact", "crashed", "race")
 KEEP = 0.25  # chance a non-forced decision is kept: ~11 per game, so ~90 games per 1,000
@@ -145,7 +145,7 @@ def build_reference(n: int, seed: int, plies: int = 2, workers: int = 0, prune: 
     if workers == 1:
         stream = map(_judge, jobs)
     else:
-        pool = multiprocessing.get_context("spawn").Pool(workers, initializer=leave_interrupts_to_the_main_process)
+        pool = multiprocessing.get_context("spawn").Pool(workers, initializer=follow_the_main_process)
         stream = pool.imap(_judge, jobs)
     for i, (part, count, seconds) in enumerate(stream, 1):
         parts += part

@@ -8,7 +8,7 @@ from omegaconf import DictConfig
 from bgzero.arena.duplicate import play_duplicate_from_specs
 from bgzero.atomic import atomic_write_text
 from bgzero.cli import agents_preflight, hydra_main, one_line_errors
-from bgzero.cli.tensorboard_events import write_scalars
+from bgzero.cli.tensorboard_events import tensorboard_installed, write_scalars
 from bgzero.config_check import EVAL, check, count_of_processes
 from bgzero.errors import Interrupted
 
@@ -30,11 +30,14 @@ def run(cfg: DictConfig) -> dict:
     out.mkdir(parents=True, exist_ok=True)
     record = {"a": cfg.a, "b": cfg.b, "seed": cfg.seed, **result.as_dict()}
     atomic_write_text(out / "result.json", json.dumps(record, indent=2))
-    write_scalars(out / "tb", {f"eval/{key}": record[key] for key in (
-        "ppg", "ci95", "win_rate", "a_gammon_rate", "b_gammon_rate", "a_backgammon_rate", "b_backgammon_rate",
-        "games_per_second")}, result.games)
     print(f"{cfg.a} vs {cfg.b}: {result}")
     print(f"result: {out / 'result.json'}")
+    if tensorboard_installed():
+        write_scalars(out / "tb", {f"eval/{key}": record[key] for key in (
+            "ppg", "ci95", "win_rate", "a_gammon_rate", "b_gammon_rate", "a_backgammon_rate", "b_backgammon_rate",
+            "games_per_second")}, result.games)
+    else:
+        print("TensorBoard scalars skipped: TensorBoard comes with pip install 'bgzero[train]'")
     return record
 
 

@@ -8,7 +8,7 @@ points the ``bgzero-*`` scripts here; ``python -m bgzero.cli.NAME`` still runs a
 directly.
 
 A script also loads numba's cached kernels without refreshing numba's compiler first
-(:func:`load_cached_kernels_without_refresh`), and a playing command leaves as soon as it is
+(:func:`load_cached_kernels_without_refresh`), and an interactive command leaves as soon as it is
 done (:func:`exit_now`): together about a second of a hint's start and end.
 """
 
@@ -17,11 +17,17 @@ import os
 import sys
 import threading
 from importlib import import_module
+from importlib.util import find_spec
 
 from bgzero.cli import config_help, wants_help
 
-QUICK_EXIT = {"analyze", "eval", "hint", "league", "match", "play", "rollout", "serve", "web"}
-"""Commands that leave by :func:`exit_now`; training's (``train``, ``prune``) keep torch's own exit."""
+QUICK_EXIT = {"hint", "play", "web"}
+"""The interactive commands, which leave by :func:`exit_now`: a person waits on their end. The
+others, which write results (``eval``, ``match``, ``analyze``, ``rollout``, training), end as
+Python ends, teardown and all: a second is nothing beside their work."""
+
+NEEDS_TORCH = {"export", "iterate", "league", "prune", "train"}
+"""Commands that train or read a run's training checkpoints (``.pt``): torch, the ``train`` extra."""
 
 
 NUMBA_VERSIONS = ((0, 59), (0, 68))
@@ -94,6 +100,9 @@ def _script(command: str, config: str):
         if wants_help(sys.argv[1:]):
             print(config_help(config, prog))
             return
+        if command in NEEDS_TORCH and find_spec("torch") is None:
+            raise SystemExit(f"{prog} needs torch, for training and training checkpoints: "
+                             "pip install 'bgzero[train]'")
         load_cached_kernels_without_refresh()
         import_module(f"bgzero.cli.{command}").main()
         if command in QUICK_EXIT:
@@ -115,4 +124,5 @@ prune = _script("prune", "prune")
 rollout = _script("rollout", "rollout")
 serve = _script("serve", "serve")
 train = _script("train", "train")
+export = _script("export", "export")
 web = _script("web", "web")

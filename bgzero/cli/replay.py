@@ -13,7 +13,8 @@ import time
 
 from bgzero.errors import BgzeroError
 
-_BOOLS = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}
+_BOOLS = {"true": True, "false": False}
+"""As every other command spells a flag: ``jacoby=yes`` or ``1`` is refused there too."""
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -43,6 +44,8 @@ def main(argv: list[str] | None = None) -> None:
             pace = math.nan
         if not 0 <= pace <= 3600:  # also refuses nan and inf
             parser.error(f"pace={opts['pace']}: seconds between actions (0 to 3600), or enter")
+    if os.path.exists(args.file) and not os.path.isfile(args.file):  # a FIFO would block open() for good
+        raise SystemExit(f"bgzero-replay: {args.file} is not a regular file; pass a .mat or .sgf match file")
     colour = sys.stdout.isatty() if opts["colour"] == "auto" else opts["colour"] == "true"
     from bgzero.ui.render import ASCII, UNICODE
     from bgzero.ui.replay import replay_mat

@@ -4,10 +4,10 @@ import json
 
 from omegaconf import DictConfig
 
+from bgzero.agents.specs import checkpoint_file
 from bgzero.arena.analysis import parse_dice, read_match, read_position_and_match
 from bgzero.atomic import atomic_write_text
 from bgzero.cli import PROBS_HEADER, hydra_main, one_line_errors, probs_columns
-from bgzero.agents.specs import checkpoint_file
 from bgzero.config_check import ROLLOUT, check, distinct_files
 from bgzero.cube import MatchState, from_match_info
 from bgzero.engine.ids import match_id, position_id

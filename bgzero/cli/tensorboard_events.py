@@ -16,6 +16,7 @@ import os
 import socket
 import struct
 import time
+from importlib.util import find_spec
 from pathlib import Path
 
 from bgzero.atomic import atomic_write
@@ -54,6 +55,11 @@ def record(data: bytes) -> bytes:
     """One TFRecord: length, its checksum, the data, its checksum."""
     length = struct.pack("<Q", len(data))
     return length + struct.pack("<I", masked_crc32c(length)) + data + struct.pack("<I", masked_crc32c(data))
+
+
+def tensorboard_installed() -> bool:
+    """Whether TensorBoard's protocol buffers are there: TensorBoard comes with the ``train`` extra."""
+    return find_spec("tensorboard") is not None
 
 
 def write_scalars(logdir: Path, scalars: dict[str, float], step: int) -> Path:

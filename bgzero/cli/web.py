@@ -7,6 +7,8 @@ from bgzero.config_check import WEB, check
 from bgzero.web.api import create_app
 from bgzero.web.engine import Engine
 
+STOP_SECONDS = 5  # on SIGTERM or Ctrl-C, answers still streaming (a rollout) get this long, then are cut
+
 
 def build(cfg: DictConfig):
     """The app ``cfg`` describes, every value checked before anything is loaded."""
@@ -25,7 +27,7 @@ def main(cfg: DictConfig) -> None:
         app = build(cfg)
     print(f"bgzero-web: http://{cfg.host}:{cfg.port}/ (API docs at /docs); Ctrl-C stops it", flush=True)
     uvicorn.run(app, host=str(cfg.host), port=int(cfg.port), log_level=str(cfg.log_level),
-                limit_concurrency=int(cfg.connections))
+                limit_concurrency=int(cfg.connections), timeout_graceful_shutdown=STOP_SECONDS)
 
 
 if __name__ == "__main__":

@@ -23,7 +23,7 @@ from numba import njit
 from bgzero.engine import rowbits
 from bgzero.engine.board import NUM_CHECKERS, START, start_board, validate
 from bgzero.engine.movegen import MoveBatch, generate
-from bgzero.errors import IllegalMoveError, InvalidPositionError
+from bgzero.errors import GameTooLongError, IllegalMoveError, InvalidPositionError
 
 Dice = tuple[int, int]
 
@@ -37,6 +37,20 @@ ROLLS = np.array([(a, b) for a in range(1, 7) for b in range(a, 7)], np.int8)
 """The 21 distinct rolls, smaller die first: what search, rollouts and luck average over."""
 ROLL_WEIGHTS = np.where(ROLLS[:, 0] == ROLLS[:, 1], 1.0, 2.0) / 36.0
 """Chance of each of the 21 rolls."""
+
+
+MAX_TURNS = 10_000
+"""Turns (lost turns included) after which a game is abandoned: the longest of 20,000 random
+games took 363, so only players or a position that can never finish get here, and every loop
+that plays games ends."""
+
+
+def check_length(turns) -> None:
+    """Abandon play, with :class:`GameTooLongError`, once a game still going has played
+    :data:`MAX_TURNS` turns; ``turns`` is one count or one per game."""
+    if np.size(turns) and int(np.max(turns)) >= MAX_TURNS:
+        raise GameTooLongError(f"a game reached {MAX_TURNS:,} turns without ending and was abandoned: "
+                               "no game of real play lasts that long, so a player or the position cannot finish")
 
 
 class Outcome(IntEnum):
@@ -222,6 +236,8 @@ class Game:
             self.result = GameResult(self.player, int(scored), kind)
         self.player ^= 1
         self.dice = None
+        if self.result is None:
+            check_length(len(self.turns))
 
 
 @dataclass(frozen=True)
@@ -298,6 +314,7 @@ def play_random_games(n: int, seed=None, *, threads: int = 1) -> RandomGames:
         points[done] = np.where(player[done] == 0, -loss[over], loss[over])
         player[live] ^= 1
         live = live[~over]
+        check_length(plies[live])
         dice = rng.integers(1, 7, size=(live.size, 2))
     return RandomGames(points, plies)
 

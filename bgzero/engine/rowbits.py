@@ -10,8 +10,8 @@ C-contiguous int8 array of at least 25 elements, such as ``boards[k, side]``; ty
 the dtype and layout, not the length (as :mod:`bgzero.value.lanes` does not check offsets),
 and a comparison's ``k`` is a count, 0 to 127.
 
-numba's cache checks a kernel against its own source file only: after editing this
-module, clear the cache of the kernels that use it (``__pycache__/*.nbi``, ``*.nbc``).
+An edit to this module starts a fresh cache of every kernel (:mod:`bgzero.kernel_cache`):
+numba alone would check a kernel against its own source file only.
 """
 
 from __future__ import annotations

@@ -156,6 +156,7 @@ def reachable_results(boards: np.ndarray, dice: np.ndarray) -> tuple[np.ndarray,
     """Every play the checker encoding can reach from each board and roll, found by following
     every masked action breadth first: ``(origin, result)`` pairs, sides swapped as
     :func:`bgzero.engine.movegen.generate` returns them, each distinct pair once, sorted.
+    Raises if a masked step leads to a state with dice still to play and no step masked in.
 
     What the exact-rules checks compare with ``generate``'s lists."""
     boards = np.ascontiguousarray(boards, np.int8)
@@ -167,6 +168,9 @@ def reachable_results(boards: np.ndarray, dice: np.ndarray) -> tuple[np.ndarray,
     while len(origin):
         mask = np.zeros((len(origin), CHECKER_ACTIONS), np.int8)
         masks(boards, left, need, only, mask)
+        stuck = int((~mask.any(axis=1)).sum())
+        if stuck:
+            raise RuntimeError(f"{stuck} mid-turn states have no legal step: a masked step led off every legal play")
         row, action = np.nonzero(mask)
         boards, left, need, only, origin = (boards[row].copy(), left[row].copy(), need[row].copy(),
                                             only[row].copy(), origin[row])

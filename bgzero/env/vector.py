@@ -26,7 +26,7 @@ from numba import njit
 from bgzero.agents.specs import make_agent, parse_spec
 from bgzero.engine.board import START
 from bgzero.engine.game import game_results
-from bgzero.engine.movegen import generate
+from bgzero.engine.movegen import MoveBatch, generate
 from bgzero.env import checker
 from bgzero.env.table import PLAY_ACTIONS, check_options, illegal_penalty, observation_space
 from bgzero.errors import ConfigError, IllegalMoveError, integer
@@ -272,6 +272,14 @@ class BackgammonVectorEnv(VectorEnv):
 
     def _infos(self) -> dict:
         return {"player": self.player.copy()} if self.opponent is None else {}
+
+    @property
+    def moves(self) -> MoveBatch:
+        """The play encoding's legal plays: game ``b``'s action ``i`` is ``moves.results[moves.offsets[b] + i]``;
+        what an :class:`~bgzero.agents.base.Agent`'s ``choose(env.boards, env.dice, env.moves)`` takes."""
+        if self.encoding != "play":
+            raise ConfigError("moves needs action_encoding='play'")
+        return self._moves
 
     def afterstates(self) -> tuple[np.ndarray, np.ndarray]:
         """Every game's legal plays' results and their offsets (play encoding): what value-based agents score."""

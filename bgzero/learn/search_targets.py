@@ -32,7 +32,7 @@ from bgzero.atomic import atomic_write
 from bgzero.engine.classify import CONTACT
 from bgzero.engine.segments import segment_top_k
 from bgzero.errors import ConfigError
-from bgzero.interrupts import leave_interrupts_to_the_main_process
+from bgzero.interrupts import follow_the_main_process
 from bgzero.learn.td import td_loss
 from bgzero.selfplay.player import lockstep_self_play
 from bgzero.value.checkpoint import load_evaluator
@@ -76,7 +76,7 @@ def candidate_turns(evaluator: Evaluator, positions: int, seed: int, top: int = 
 def load_worker(checkpoint: str) -> None:
     """A labelling worker's start: one thread, the checkpoint's evaluator kept for :func:`evaluate_job`."""
     global _WORKER_EVALUATOR
-    leave_interrupts_to_the_main_process()
+    follow_the_main_process()
     torch.set_num_threads(1)
     _WORKER_EVALUATOR = load_evaluator(checkpoint)
 

@@ -29,7 +29,7 @@ from bgzero.engine import rowbits
 from bgzero.engine.bearoff.probs import bearoff_probs
 from bgzero.engine.bearoff.two_sided import MAX_CHECKERS
 from bgzero.engine.distinct import distinct_rows
-from bgzero.engine.game import ROLL_WEIGHTS, ROLLS, game_results
+from bgzero.engine.game import ROLL_WEIGHTS, ROLLS, check_length, game_results
 from bgzero.engine.movegen import generate
 from bgzero.errors import ConfigError
 from bgzero.rollout.cubeful import estimated_value, finished_value
@@ -291,6 +291,8 @@ def run_chunk(player: RolloutPlayer, roots: np.ndarray, root_idx: np.ndarray, tr
                 cube.estimate(live[stop], nxt[stop], probs, cube.on_roll(live[stop], ply + 1))
         live = live[~(over | stop)]
         ply += 1
+        if live.size:
+            check_length(ply)
     final = value - luck
     return ChunkOutcome(final, cube.values - cube_luck if cube is not None else None)
 

@@ -17,15 +17,17 @@ import multiprocessing as mp
 import sys
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import islice
 
 import numpy as np
 from tqdm import tqdm
 
 from bgzero.cube import MatchState
 from bgzero.errors import ConfigError, Interrupted
-from bgzero.interrupts import leave_interrupts_to_the_main_process
+from bgzero.interrupts import follow_the_main_process
 from bgzero.rollout.lockstep import ChunkOutcome, RolloutSettings, check_player, run_chunk
 from bgzero.rollout.players import RolloutPlayer, make_player
 from bgzero.rollout.result import RolloutResult, standard_error, summarise
@@ -59,11 +61,21 @@ class Job:
     root_players: tuple[int, ...] | None = None
 
 
-def batches(positions: int, trials: int, batch: int) -> list[tuple[int, int]]:
+class Batches(Sequence):
     """Item ranges ``[lo, hi)`` of the trial-major layout (item ``k``: trial ``k // positions``
-    of position ``k % positions``)."""
-    total = positions * trials
-    return [(lo, min(lo + batch, total)) for lo in range(0, total, batch)]
+    of position ``k % positions``), each made when asked: a plan of a billion one-trial batches
+    costs nothing before the first one runs, so ``seconds=`` or ``se=`` stop it in time."""
+
+    def __init__(self, positions: int, trials: int, batch: int):
+        self.total, self.batch = positions * trials, batch
+        self._starts = range(0, self.total, batch)
+
+    def __len__(self) -> int:
+        return len(self._starts)
+
+    def __getitem__(self, index: int) -> tuple[int, int]:
+        lo = self._starts[index]
+        return lo, min(lo + self.batch, self.total)
 
 
 def run_batch(player: RolloutPlayer, job: Job, index: int, lo: int, hi: int) -> ChunkOutcome:
@@ -95,7 +107,7 @@ def start_method(platform: str, torch_loaded: bool, threads: int) -> str:
 
 def _init_worker(spec: PlayerSpec) -> None:
     global _WORKER
-    leave_interrupts_to_the_main_process()
+    follow_the_main_process()
     _WORKER = spec.build()
     set_torch_threads(1)  # batches always run on one thread: results then match across processes bit for bit
 
@@ -105,7 +117,7 @@ def _work(args) -> ChunkOutcome:
     return run_batch(_WORKER, job, index, lo, hi)
 
 
-def _local(player, job: Job, plan: list[tuple[int, int]], processes: int) -> Iterator[ChunkOutcome]:
+def _local(player, job: Job, plan: Batches, processes: int) -> Iterator[ChunkOutcome]:
     if processes == 1:
         with torch_threads(1):
             for index, (lo, hi) in enumerate(plan):
@@ -113,11 +125,17 @@ def _local(player, job: Job, plan: list[tuple[int, int]], processes: int) -> Ite
         return
     threads = sum(t is not tqdm.monitor for t in threading.enumerate())
     ctx = mp.get_context(start_method(sys.platform, "torch" in sys.modules, threads))
-    with ctx.Pool(min(processes, len(plan)), initializer=_init_worker, initargs=(player,)) as pool:
-        yield from pool.imap(_work, [(job, i, lo, hi) for i, (lo, hi) in enumerate(plan)])
+    workers = min(processes, len(plan))
+    with ctx.Pool(workers, initializer=_init_worker, initargs=(player,)) as pool:
+        tasks = ((job, i, lo, hi) for i, (lo, hi) in enumerate(plan))
+        pending = deque(pool.apply_async(_work, (task,)) for task in islice(tasks, 2 * workers))
+        while pending:  # two batches queued per worker: Pool.imap would queue the whole plan at once
+            outcome = pending.popleft().get()
+            pending.extend(pool.apply_async(_work, (task,)) for task in islice(tasks, 1))
+            yield outcome
 
 
-def _ray(player: PlayerSpec, job: Job, plan: list[tuple[int, int]], processes: int,
+def _ray(player: PlayerSpec, job: Job, plan: Batches, processes: int,
          address: str | None) -> Iterator[ChunkOutcome]:
     try:
         import ray
@@ -180,7 +198,7 @@ def rollout(roots: np.ndarray, player: RolloutPlayer | PlayerSpec, settings: Rol
     check_player(player.build() if isinstance(player, PlayerSpec) else player, settings)  # fail here, not in workers
     job = Job(roots, settings, tuple(states) if states is not None else None,
               tuple(int(p) for p in root_players) if root_players is not None else None)
-    plan = batches(len(roots), settings.trials, settings.batch)
+    plan = Batches(len(roots), settings.trials, settings.batch)
     runs = (_ray(player, job, plan, processes, ray_address) if backend == "ray"
             else _local(player, job, plan, processes))
     return _collect(runs, plan, len(roots), settings, progress)

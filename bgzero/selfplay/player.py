@@ -18,7 +18,7 @@ import numpy as np
 
 from bgzero.agents.base import Agent
 from bgzero.engine.board import START
-from bgzero.engine.game import game_results, roll_dice
+from bgzero.engine.game import check_length, game_results, roll_dice
 from bgzero.engine.movegen import MoveBatch, generate
 from bgzero.engine.segments import segment_argmax, segment_random
 from bgzero.value.evaluator import Evaluator
@@ -69,6 +69,7 @@ def lockstep_turns(choose: Choice, games: int, rng: np.random.Generator) -> Iter
     """
     boards = np.repeat(START[None], games, axis=0)
     opening = np.ones(games, bool)
+    turns = np.zeros(games, np.int64)  # of each slot's game, for :func:`check_length`
     while True:
         dice = roll_dice(rng, games, opening)
         moves = generate(boards, dice)
@@ -77,6 +78,8 @@ def lockstep_turns(choose: Choice, games: int, rng: np.random.Generator) -> Iter
         over = -game_results(following)  # the side now on roll has lost
         opening = over != 0
         following[opening] = START
+        turns = np.where(opening, 0, turns + 1)
+        check_length(turns)
         yield Turn(boards, dice, moves, chosen, greedy, over, following)
         boards = following
 

@@ -23,7 +23,7 @@ from torch import nn
 from torch.nn.utils import parameters_to_vector, vector_to_parameters
 
 from bgzero.errors import BgzeroError
-from bgzero.interrupts import leave_interrupts_to_the_main_process
+from bgzero.interrupts import follow_the_main_process
 from bgzero.selfplay.build import self_player
 from bgzero.selfplay.player import Trajectories
 
@@ -65,7 +65,7 @@ def _worker(cfg_yaml: str, shared: torch.Tensor, version, lock, out, stop, seed:
     an orphan would otherwise play on forever, holding its memory.
     """
     _die_with(parent)
-    leave_interrupts_to_the_main_process()  # Ctrl-C reaches the whole group: the learner decides, and stops us
+    follow_the_main_process()  # Ctrl-C reaches the whole group: the learner decides, and stops us
     cfg = OmegaConf.create(cfg_yaml)
     net, player = self_player(cfg, seed)
     seen = -1

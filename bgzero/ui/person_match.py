@@ -79,11 +79,11 @@ class PersonMatch:
     def moved(self, player: int, steps, result: np.ndarray) -> None:
         """Record ``player``'s move to ``result`` and pass the turn; :class:`GameOver` if it bore off the last checker."""
         self.actions.append(Action(player, MOVE, self.dice, tuple(sorted(steps, reverse=True))))
-        self.board = result
+        self.board = result  # the other side in row 0: the turn passes with it, even when the game ends,
+        self.player, self.dice = 1 - player, None  # or the final board is drawn with the sides swapped
         end = borne_off_end(player, result, self.state)
         if end:
             raise end
-        self.player, self.dice = 1 - player, None
 
     def cube_answer(self, doubler: int, take: bool) -> None:
         """Record a double and its answer; :class:`GameOver` on a pass."""

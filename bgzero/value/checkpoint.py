@@ -4,22 +4,25 @@ A checkpoint holds the model and optimizer state, the run's config, the encoder 
 net's shape, counters and RNG states. It is written to a temporary file in the same
 directory and renamed over the target, so a crash never leaves a half-written file under
 the real name. Every writer fills the same fields (:func:`net_fields` for each network) and
-both :func:`save_checkpoint` and :func:`read_checkpoint` check them one by one: the reader
-(:mod:`bgzero.value.ptfile`) only guarantees that no code ran, and the dict may still
+both :func:`save_checkpoint` and :func:`read_checkpoint` check them one by one: the readers
+(torch's ``weights_only`` unpickler, safetensors) only guarantee that no code ran, and the dict may still
 hold a wrong encoder, extra net-config keys, a race net without its shape, weights that
 do not fit it, counters that are not counts, RNG states that cannot be restored, or NaN
 weights that would print ``+nan`` equities and pick an arbitrary move. Each is a
 :class:`CheckpointError` naming the field.
 
-Reading needs no torch (:func:`read_checkpoint` gives numpy arrays, which is all that
-playing needs); only training, which writes checkpoints and resumes from them with torch
-tensors (:func:`load_checkpoint`), imports it.
+Two files hold a checkpoint: the training checkpoint (``.pt``, written by ``torch.save``,
+read by torch) and the play file (``.safetensors``, :mod:`bgzero.value.playfile`), which
+holds the nets without the optimizer and reads without torch. :func:`read_checkpoint`
+reads either and gives numpy arrays, which is all that playing needs; the shipped agents are
+play files, so a player who never trains needs no torch.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
+import pickle
 import sys
 from pathlib import Path
 
@@ -27,13 +30,14 @@ import numpy as np
 
 from bgzero import paths
 from bgzero.atomic import atomic_write
+from bgzero.engine.board import START
 from bgzero.errors import CheckpointError, shown
 from bgzero.value.encode import ENCODERS
 from bgzero.value.evaluator import Evaluator
 from bgzero.value.frozen import FrozenNet
 from bgzero.value.netconfig import NetConfig, weight_shapes
+from bgzero.value.playfile import is_play_file, read_play, write_play
 from bgzero.value.pruning import PruningNet
-from bgzero.value.ptfile import read_pt
 
 FORMAT = "bgzero-checkpoint-v1"
 _REQUIRED = ("format", "model", "net_config", "encoder", "games")
@@ -51,6 +55,12 @@ def save_checkpoint(path: str | Path, state: dict) -> Path:
 
     check_fields(path, state)
     return atomic_write(path, lambda f: torch.save({"format": FORMAT, **state}, f), mode="wb")
+
+
+def save_play(path: str | Path, state: dict) -> Path:
+    """Check ``state`` as a loader would, then write its play file (the nets, no optimizer) to ``path`` atomically."""
+    check_fields(path, state)
+    return write_play(path, {**state, "format": FORMAT})
 
 
 def located(path: str | Path) -> Path:
@@ -71,7 +81,7 @@ def read_checkpoint(path: str | Path) -> dict:
     path = located(path)
     if not path.is_file():
         raise CheckpointError(f"checkpoint {path} does not exist")
-    state = read_pt(path)
+    state = read_play(path) if is_play_file(path) else _read_pt(path)
     if not isinstance(state, dict) or not isinstance(state.get("format"), str) or state["format"] != FORMAT:
         raise CheckpointError(f"{path} is not a bgzero checkpoint (expected format {FORMAT!r})")
     missing = [k for k in _REQUIRED if k not in state]
@@ -79,6 +89,41 @@ def read_checkpoint(path: str | Path) -> dict:
         raise CheckpointError(f"checkpoint {path} lacks {', '.join(missing)}")
     check_fields(path, state)
     return state
+
+
+def _read_pt(path: Path) -> dict:
+    """A training checkpoint by torch's ``weights_only`` unpickler (plain values and tensors,
+    nothing that runs), its tensors as numpy arrays."""
+    try:
+        import torch
+    except ImportError:
+        raise CheckpointError(f"checkpoint {path} is a training checkpoint (.pt), which needs torch: "
+                              f"pip install 'bgzero[train]', or play its play file "
+                              f"(bgzero-export checkpoint={path})") from None
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError as e:
+        if "Unsupported global" in str(e):
+            raise CheckpointError(f"checkpoint {path} holds objects other than weights and plain values; "
+                                  "it is not a bgzero checkpoint and was not loaded") from None
+        raise CheckpointError(f"checkpoint {path} is truncated, damaged or not a bgzero checkpoint "
+                              "(not a file torch.save wrote)") from None
+    except Exception:  # noqa: BLE001 -- a damaged or foreign file fails zipfile or pickle in any number of ways
+        raise CheckpointError(f"checkpoint {path} is truncated, damaged or not a bgzero checkpoint "
+                              "(not a file torch.save wrote)") from None
+
+    def arrays(value):
+        if isinstance(value, torch.Tensor):
+            return value.float().numpy() if value.dtype == torch.bfloat16 else value.numpy()
+        if isinstance(value, dict):  # in place: a state dict keeps its type
+            for key, item in value.items():
+                value[key] = arrays(item)
+        elif isinstance(value, list):
+            value[:] = map(arrays, value)
+        elif isinstance(value, tuple):
+            return tuple(map(arrays, value))
+        return value
+    return arrays(state)
 
 
 def load_checkpoint(path: str | Path) -> dict:
@@ -133,8 +178,31 @@ def load_evaluator(path: str | Path, frozen: bool = True) -> Evaluator:
     race = build("race_") if "race_model" in state else None
     pruner = (PruningNet(NetConfig(**state["prune_net_config"]), state["prune_model"]) if "prune_model" in state
               else None)
-    return Evaluator(build(""), encoders[""], race_net=race, race_encoder=encoders["race_"],
-                     exact_bearoff=state.get("exact_bearoff", True), pruner=pruner)
+    evaluator = Evaluator(build(""), encoders[""], race_net=race, race_encoder=encoders["race_"],
+                          exact_bearoff=state.get("exact_bearoff", True), pruner=pruner)
+    _probe(path, evaluator)
+    return evaluator
+
+
+def _probe_boards() -> np.ndarray:
+    """The starting position (the contact net) and a race of 15 checkers each on the 10-point (the race net)."""
+    race = np.zeros((2, 25), np.int8)
+    race[:, 9] = 15
+    return np.stack([START, race])
+
+
+def _probe(path, evaluator: Evaluator) -> None:
+    """Refuse nets whose weights are finite but absurd (1e30): their probabilities come out NaN
+    or outside 0-1, and every hint and rollout with them would print nonsense."""
+    unusable = f"checkpoint {path}: its weights are unusable (the run diverged): its nets give"
+    try:
+        probs = np.asarray(evaluator.probs(_probe_boards()), np.float64)
+    except ArithmeticError as e:  # the compiled head divides by a sum that overflowed to inf
+        raise CheckpointError(f"{unusable} {type(e).__name__} on the starting position, not probabilities") from None
+    wrong = ~(np.isfinite(probs) & (probs >= -1e-6) & (probs <= 1 + 1e-6)).all(axis=1)
+    if wrong.any():
+        where = ("the starting position", "a race")[int(np.argmax(wrong))]
+        raise CheckpointError(f"{unusable} {np.round(probs[wrong][0], 3).tolist()} on {where}, not probabilities")
 
 
 # --------------------------------------------------------------------------- fields

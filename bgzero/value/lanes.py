@@ -9,8 +9,8 @@ operations on it are single ``<16 x float>`` instructions (AVX-512; two AVX2 hal
 SSE quarters or NEON registers elsewhere). The arrays are float32 and C-contiguous; an
 offset counts elements of the flattened array and must leave 16 elements after it.
 
-numba's cache checks a kernel against its own source file only: after editing this
-module, clear the cache of the kernels that use it (``__pycache__/*.nbi``, ``*.nbc``).
+An edit to this module starts a fresh cache of every kernel (:mod:`bgzero.kernel_cache`):
+numba alone would check a kernel against its own source file only.
 """
 
 from __future__ import annotations

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import json
 import secrets
+from contextlib import asynccontextmanager
 from dataclasses import asdict
 from pathlib import Path
 from typing import Literal
@@ -26,7 +27,9 @@ from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, StreamingResponse
 from fastapi.staticfiles import StaticFiles
+from fastapi_offline import FastAPIOffline
 from pydantic import BaseModel, ConfigDict, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from bgzero.agents.specs import parse_spec
 from bgzero.arena.analysis import (
@@ -103,8 +106,21 @@ def create_app(engine: Engine, *, default_agent: str, hint_agent: str | None = N
     if upload_bytes < 1:
         raise ConfigError(f"upload_bytes={upload_bytes} must be at least 1")
     games = Sessions(sessions)
-    app = FastAPI(title="bgzero", description="Backgammon analysis and play: bgzero's agents over HTTP.",
-                  version="1")
+
+    @asynccontextmanager
+    async def lifespan(_app):
+        yield
+        engine.close()  # its threads are daemons: work still running does not hold the process
+
+    app = FastAPIOffline(title="bgzero", description="Backgammon analysis and play: bgzero's agents over HTTP.",
+                         version="1", lifespan=lifespan, static_url="/static-docs")  # /docs served offline
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, e: StarletteHTTPException):
+        words = {404: f"no such page or endpoint: {request.url.path}",
+                 405: f"{request.method} is not allowed on {request.url.path}"}
+        return JSONResponse({"error": words.get(e.status_code, str(e.detail))}, status_code=e.status_code,
+                            headers=getattr(e, "headers", None))
 
     @app.exception_handler(BgzeroError)
     async def bgzero_error(request: Request, e: BgzeroError):
@@ -254,7 +270,7 @@ def create_app(engine: Engine, *, default_agent: str, hint_agent: str | None = N
         a, b = agent_of(body.a), agent_of(body.b)
 
         def work():
-            with engine.using(a), engine.using(b):
+            with engine.using(a, b):
                 record = play_matches(engine.agent(a), engine.agent(b), [body.seed], body.length, body.games,
                                       names=(a, b))[0]
             return {**summary(record), "frames": frames(record), "mat": format_match(record)}
@@ -344,13 +360,30 @@ async def _stream(engine: Engine, runner: RolloutRunner, request: RolloutRequest
         getter = asyncio.ensure_future(lines.get())
         await asyncio.wait({getter, task}, return_when=asyncio.FIRST_COMPLETED)
         if getter.done():
-            yield json.dumps(getter.result(), default=_plain) + "\n"
+            yield _json(getter.result())
         else:
             getter.cancel()
     try:
-        yield json.dumps({"result": task.result()}, default=_plain) + "\n"
+        yield _json({"result": task.result()})
     except BgzeroError as e:
-        yield json.dumps({"error": str(e)}) + "\n"
+        yield _json({"error": str(e)})
+
+
+def _json(data) -> str:
+    """One line of strict JSON: a non-finite number (the standard error of one trial) becomes null."""
+    return json.dumps(_finite(data), default=_plain, allow_nan=False) + "\n"
+
+
+def _finite(value):
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return _finite(value.tolist())
+    if isinstance(value, (float, np.floating)):
+        return float(value) if np.isfinite(value) else None
+    return value
 
 
 def _plain(value):

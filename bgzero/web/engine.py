@@ -3,48 +3,43 @@
 Agents are named only from the server's own list (``agents`` in ``configs/web.yaml``), so a
 request can never make the server open a file by naming a checkpoint path. Each agent is
 built once, on first use, and shared; a checkpoint's evaluator is loaded once for all its
-plies. Evaluations run in a fixed pool of threads (torch and numba release the GIL), and
-at most ``queue`` of them may wait: beyond that a request is refused at once with
-:class:`BusyError` (HTTP 503) instead of piling up behind the others.
+plies. Short evaluations run on one :class:`~bgzero.web.workers.Pool` (torch and numba
+release the GIL), long work (rollouts, watched matches, uploads) on another, each with a
+bounded waiting line: beyond it a request is refused at once with :class:`BusyError` (HTTP 503).
 """
 
 from __future__ import annotations
 
-import asyncio
 import threading
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from contextlib import nullcontext
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
 
 from bgzero.agents.base import Agent
 from bgzero.agents.neural import NeuralAgent
 from bgzero.agents.specs import make_agent, parse_spec
-from bgzero.errors import BgzeroError, ConfigError
+from bgzero.errors import ConfigError
 from bgzero.value.checkpoint import load_evaluator
+from bgzero.web.workers import BusyError, Pool
 
-
-class BusyError(BgzeroError):
-    """Every worker is busy and the waiting line is full; the client should retry later."""
+__all__ = ["BusyError", "Engine"]
 
 
 class Engine:
-    """Agents by spec from an allow-list, built once, and a bounded pool that runs their work."""
+    """Agents by spec from an allow-list, built once, and two bounded pools that run their work."""
 
-    def __init__(self, agents: Sequence[str], workers: int = 2, queue: int = 256):
+    def __init__(self, agents: Sequence[str], workers: int = 2, queue: int = 256, long_workers: int = 1,
+                 long_queue: int = 4):
         if not agents:
             raise ConfigError("agents: the server needs at least one agent to offer")
-        if workers < 1 or queue < 1:
-            raise ConfigError(f"workers={workers}, queue={queue}: each must be at least 1")
         for spec in agents:
             parse_spec(spec)  # a malformed entry fails at start-up, not on the first request
         self.agents = tuple(str(a) for a in agents)
-        self.queue = queue
-        self._pool = ThreadPoolExecutor(workers, thread_name_prefix="bgzero-web")
+        self.short = Pool("short", workers, queue)
+        self.long = Pool("long", long_workers, long_queue)
         self._built: dict[str, Agent] = {}
         self._evaluators: dict[str, object] = {}
         self._locks: dict[str, threading.Lock] = {}
         self._build_lock = threading.Lock()
-        self._waiting = 0  # changed only on the event loop's thread
 
     def check(self, spec: str) -> str:
         """``spec`` if this server offers it, else a :class:`ConfigError` listing what it offers."""
@@ -65,7 +60,8 @@ class Engine:
                     self._built[spec] = NeuralAgent(self._evaluators[path], ply=ply, name=spec)
                 else:
                     self._built[spec] = make_agent(spec)
-                    self._locks[spec] = threading.Lock()  # gnubg's engine is global, random keeps a generator
+                    if not isinstance(self._built[spec], NeuralAgent):  # gnubg's engine is global, random keeps a generator
+                        self._locks[spec] = threading.Lock()
             return self._built[spec]
 
     def evaluator(self, spec: str):
@@ -76,20 +72,27 @@ class Engine:
             raise ConfigError(f"agent {spec!r} has no network to analyse with; choose one of {', '.join(networks)}")
         return agent.evaluator, agent.ply
 
-    def using(self, spec: str):
-        """A context that serialises calls into an agent that keeps state; network agents need none."""
-        self.agent(spec)
-        return self._locks.get(self.check(spec)) or nullcontext()
+    @contextmanager
+    def using(self, *specs: str) -> Iterator[None]:
+        """Hold the agents that keep state (network agents need no lock) for the block: each
+        distinct one once, and always in one order (by spec), so that neither one request
+        (an agent against itself) nor two (a against b beside b against a) can deadlock."""
+        for spec in specs:
+            self.agent(spec)
+        with ExitStack() as held:
+            for spec in sorted({self.check(s) for s in specs}):
+                if spec in self._locks:
+                    held.enter_context(self._locks[spec])
+            yield
 
     async def run(self, fn: Callable, *args):
-        """``fn(*args)`` on a worker thread; :class:`BusyError` at once if the waiting line is full."""
-        if self._waiting >= self.queue:
-            raise BusyError(f"the server is busy ({self._waiting} requests waiting); try again shortly")
-        self._waiting += 1
-        try:
-            return await asyncio.get_running_loop().run_in_executor(self._pool, fn, *args)
-        finally:
-            self._waiting -= 1
+        """``fn(*args)`` on a short-work thread; :class:`BusyError` at once if its waiting line is full."""
+        return await self.short.run(fn, *args)
+
+    async def run_long(self, fn: Callable, *args):
+        """``fn(*args)`` on a long-work thread (rollouts, whole matches), beside the short requests."""
+        return await self.long.run(fn, *args)
 
     def close(self) -> None:
-        self._pool.shutdown(wait=False, cancel_futures=True)
+        self.short.close()
+        self.long.close()

@@ -32,6 +32,7 @@ from bgzero.engine.position import Position
 from bgzero.errors import BgzeroError, ConfigError
 from bgzero.ui.person_match import GameOver, PersonMatch, bot_play
 from bgzero.ui.render import KINDS, describe_score, player_view
+from bgzero.web.watch import final_score
 
 ROLL, MOVING, ANSWER, NEXT, OVER = "roll", "move", "answer", "next", "over"  # what the person must do
 _LOG = 50  # messages kept for the page
@@ -62,7 +63,7 @@ class WebGame(PersonMatch):
         mine = player_view(self.board, self.player)
         legal = Position(self.board).legal_moves(self.dice) if self.awaiting == MOVING else []
         return {
-            "names": list(self.names), "length": self.state.match_length, "score": list(self.state.score),
+            "names": list(self.names), "length": self.state.match_length, "score": self._score(),
             "crawford": self.state.crawford, "seed": self.seed, "game": len(self.records) + (self.awaiting != OVER),
             "games_finished": len(self.records),
             "cube": {"value": self.state.cube.value, "owner": self.state.cube.owner},
@@ -73,10 +74,16 @@ class WebGame(PersonMatch):
             "log": self.log[-_LOG:], "status": self._status(),
         }
 
+    def _score(self) -> list[int]:
+        """The score; a won match's not stopped at its length (:func:`~bgzero.web.watch.final_score`)."""
+        return final_score(self.record()) if self.awaiting == OVER else list(self.state.score)
+
     def _status(self) -> str:
         if self.awaiting == OVER:
             won = self.state.score[0] >= self.state.match_length
-            return f"Match over: {'you won' if won else self.names[1] + ' won'}. {describe_score(self.state, self.names)}"
+            (s0, s1), (n0, n1) = self._score(), self.names
+            return (f"Match over: {'you won' if won else n1 + ' won'}. "
+                    f"{self.state.match_length}-point match: {n0} {s0}, {n1} {s1}")
         if self.awaiting == NEXT:
             return f"Game over. {describe_score(self.state, self.names)}. Start the next game."
         if self.awaiting == ANSWER:

@@ -43,6 +43,17 @@ def run_rollout(request: RolloutRequest, progress: Progress) -> dict:
     """A variance-reduced rollout by the request's agent, cubeful in a match, reporting after every batch."""
     settings = RolloutSettings(trials=request.trials, seed=request.seed, cubeful=not request.state.is_money,
                                batch=min(RolloutSettings.batch, max(36, request.trials // 10 // 36 * 36)))  # ~10 reports
-    return rollout_document(request.board, request.dice, make_player(request.agent), settings, request.state,
-                            request.on_roll, top=request.top,
-                            progress=lambda done, total, se: progress(done, total, {"se": se}))
+    return clamp_probabilities(rollout_document(
+        request.board, request.dice, make_player(request.agent), settings, request.state, request.on_roll,
+        top=request.top, progress=lambda done, total, se: progress(done, total, {"se": se})))
+
+
+def clamp_probabilities(document: dict) -> dict:
+    """``document`` with every ``probs`` in [0, 1]: variance reduction's estimate of a few trials can
+    leave them (a gammon chance of -0.043 after one trial), which no player reads as a probability."""
+    def fix(doc: dict) -> dict:
+        return {**doc, "probs": [min(1.0, max(0.0, float(p))) for p in doc["probs"]]} if "probs" in doc else doc
+    out = fix(document)
+    if "moves" in out:
+        out["moves"] = [fix(m) for m in out["moves"]]
+    return out

@@ -1,0 +1,36 @@
+"""``bgzero-export``: a training checkpoint's play file, which plays without torch."""
+
+from pathlib import Path
+
+from omegaconf import DictConfig
+
+from bgzero.cli import hydra_main, one_line_errors
+from bgzero.config_check import EXPORT, check
+from bgzero.errors import ConfigError
+from bgzero.value.checkpoint import load_evaluator, located, read_checkpoint, save_play
+from bgzero.value.playfile import SUFFIX
+
+
+def run(cfg: DictConfig) -> str:
+    """Read and check the checkpoint, write its play file, and read that back as an agent would."""
+    check(cfg, EXPORT)
+    if cfg.checkpoint is None:
+        raise ConfigError("no checkpoint: pass checkpoint=PATH.pt")
+    source = located(cfg.checkpoint)
+    out = Path(cfg.out) if cfg.out is not None else source.with_suffix(SUFFIX)
+    if out.suffix != SUFFIX:
+        raise ConfigError(f"out={out} must end in {SUFFIX}, the play file's format")
+    state = read_checkpoint(source)
+    save_play(out, state)
+    load_evaluator(out)
+    return f"play file of {source} written to {out} ({out.stat().st_size / 1e6:.1f} MB); play it as checkpoint:{out}"
+
+
+@hydra_main("export")
+def main(cfg: DictConfig) -> None:
+    with one_line_errors("bgzero-export"):
+        print(run(cfg))
+
+
+if __name__ == "__main__":
+    main()
