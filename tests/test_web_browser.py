@@ -50,12 +50,13 @@ class SlowRollout:
 
     def __call__(self, request, progress):
         total = request.trials * (request.top + 1)
-        for done in range(0, total + 1, total // 50):
+        for done in range(0, total + 1, max(total // 50, 1)):
             progress(done, total, {"se": 0.01})
             if request.seed == 13:
                 raise ConfigError("<img/src/onerror=window.pwned=3> rollout failed")
             time.sleep(0.2)
-        return {"probs": [0.5, 0.1, 0.0, 0.1, 0.0], "probs_se": [0.01] * 5, "equity": 0.0, "equity_se": 0.01,
+        se = 0.01 if request.trials > 1 else None  # one trial: no standard error, sent as null
+        return {"probs": [0.5, 0.1, 0.0, 0.1, 0.0], "probs_se": [se] * 5, "equity": 0.0, "equity_se": se,
                 "trials": request.trials}
 
 
@@ -305,6 +306,19 @@ def test_a_rollout_error_is_text(fake_server, browser):
     time.sleep(0.5)
     assert browser.execute_script("return window.pwned === undefined")
     assert browser.find_element(By.CSS_SELECTOR, "#pos-rollout-out .error").text == "<img/src/onerror=window.pwned=3> rollout failed"
+
+
+def test_a_one_trial_rollout_shows_no_standard_error(fake_server, browser):
+    open_page(browser, fake_server)
+    browser.find_element(By.CSS_SELECTOR, "[data-tab=position]").click()
+    trials = browser.find_element(By.ID, "pos-trials")
+    trials.clear()
+    trials.send_keys("1")
+    browser.find_element(By.ID, "pos-rollout").click()
+    wait(browser, "return document.querySelector('#pos-rollout-out table.rollout') !== null")
+    cells = [td.text for td in browser.find_elements(By.CSS_SELECTOR, "#pos-rollout-out table.rollout td")]
+    assert cells == ["before the roll", "50.0", "10.0", "0.0", "10.0", "0.0", "+0.000", "n/a"]
+    assert not browser.find_elements(By.CSS_SELECTOR, "#pos-rollout-out .error")
 
 
 def test_analyse_a_position(server, browser, tmp_path):

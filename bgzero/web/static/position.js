@@ -51,13 +51,16 @@ function askedTrials(progress, asked) {
   return progress.total ? Math.min(asked, Math.round((progress.trials / progress.total) * asked)) : progress.trials;
 }
 
+// A standard error; the server sends null where it is not finite (a rollout of one trial).
+const seText = (se) => (typeof se === "number" && isFinite(se) ? se.toFixed(3) : "n/a");
+
 function rolloutTable(result) {
   const heads = ["play", ...PROB_HEADS, "equity", "± SE"];
   const cubeful = result.cubeful_equity !== undefined;
   if (cubeful) heads.push("cubeful", "± SE");
   const row = (name, r) => h("tr", {}, h("td", {class: "move"}, name), r.probs.map((p) => h("td", {}, pct(p))),
-    h("td", {}, f3(r.equity)), h("td", {}, r.equity_se.toFixed(3)),
-    cubeful ? [h("td", {}, f3(r.cubeful_equity)), h("td", {}, r.cubeful_se.toFixed(3))] : null);
+    h("td", {}, f3(r.equity)), h("td", {}, seText(r.equity_se)),
+    cubeful ? [h("td", {}, f3(r.cubeful_equity)), h("td", {}, seText(r.cubeful_se))] : null);
   const rows = [row("before the roll", result)];
   for (const m of result.moves || []) rows.push(row(m.move, m));
   return h("table", {class: "ranked rollout"}, h("tr", {}, heads.map((t) => h("th", {}, t))), rows);
@@ -93,7 +96,7 @@ async function rollout() {
           const n = askedTrials(line.progress, asked);
           bar.value = n;
           const se = line.progress.partial && line.progress.partial.se;
-          partial.textContent = `${n} / ${asked} trials` + (typeof se === "number" && isFinite(se) ? `, worst SE ${se.toFixed(3)}` : "");
+          partial.textContent = `${n} / ${asked} trials` + (seText(se) !== "n/a" ? `, worst SE ${seText(se)}` : "");
         } else if (line.result) {
           bar.value = asked;
           partial.textContent = `${line.result.trials} trials`;
