@@ -77,10 +77,13 @@ def browser():
     driver.quit()
 
 
-def shot(browser, tmp_path, name: str, width=1200, height=800) -> None:
+def shot(browser, tmp_path, name: str, width=1200, height=800, scroll: str | None = None) -> None:
+    """A picture of the window at ``width`` x ``height``, scrolled by the script ``scroll`` once at that size."""
     path = Path(SHOTS or tmp_path) / name
     browser.set_window_size(width, height)
     try:
+        if scroll:
+            browser.execute_script(scroll)
         browser.save_screenshot(str(path))
     finally:
         browser.set_window_size(1300, 1000)
@@ -92,8 +95,9 @@ def wait(browser, condition, timeout=30):
     try:
         return WebDriverWait(browser, timeout).until(lambda b: b.execute_script(condition))
     except TimeoutException:
-        shown = browser.execute_script("return [...document.querySelectorAll('.error')].map(e => e.textContent).filter(Boolean).join(' | ')")
-        raise AssertionError(f"waited {timeout} s for: {condition}; the page's error: {shown!r}") from None
+        shown = browser.execute_script("return [...document.querySelectorAll('.error, .partial, #pos-partial')]"
+                                       ".map(e => e.textContent).filter(Boolean).join(' | ')")
+        raise AssertionError(f"waited {timeout} s for: {condition}; the page's errors and progress: {shown!r}") from None
 
 
 def open_page(browser, base):
@@ -475,8 +479,7 @@ def test_play_a_match_to_the_end_by_dragging(server, browser, tmp_path):
             row = browser.find_element(By.CSS_SELECTOR, "#play-hints tr.clickable")
             row.click()  # the play on the board, then played
             assert browser.execute_script("return bg.hops().length") > 0 and browser.find_element(By.ID, "play-confirm").is_enabled()
-            browser.execute_script("document.getElementById('play-hints').scrollIntoView({block: 'end'})")
-            shot(browser, tmp_path, "web_hint.png")
+            shot(browser, tmp_path, "web_hint.png", scroll="document.getElementById('play-hints').scrollIntoView({block: 'end'})")
             seen["hint"] += 1
             row.find_element(By.CSS_SELECTOR, "button.play-row").click()
             wait(browser, changed, 120)
