@@ -346,13 +346,14 @@ def test_analyse_a_position(server, browser, tmp_path):
     plays = [td.text for td in table.find_elements(By.CSS_SELECTOR, "td.move")]
     assert plays[0] == "before the roll" and "8/5 6/5" in plays and len(plays) == 6
     assert browser.find_element(By.ID, "pos-partial").text == "72 trials"
-    shot(browser, tmp_path, "web_rollout.png")
+    shot(browser, tmp_path, "web_rollout.png", scroll="document.getElementById('pos-rollout-out').scrollIntoView({block: 'end'})")
     browser.find_element(By.ID, "pos-dice").clear()
     xgid = "XGID=-b----E-C---eE---c-e----B-:1:-1:1:00:2:1:0:5:10"  # the start, 5-point match at 2-1, cube 2 on top
     browser.find_element(By.ID, "pos-id").clear()
     browser.find_element(By.ID, "pos-id").send_keys(xgid)
     browser.find_element(By.CSS_SELECTOR, "#pos-form button:not([type])").click()
     wait(browser, "return document.getElementById('pos-cube').textContent.startsWith('Cube')")
+    assert not browser.find_elements(By.CSS_SELECTOR, "#pos-rollout-out table")  # the last position's rollout is gone
     cube = browser.find_element(By.CSS_SELECTOR, "#pos-board .cube")
     assert cube.text == "2" and cube.get_attribute("data-owner") == "1"
     assert browser.find_element(By.CSS_SELECTOR, "#pos-board .length").text == "5-point match"

@@ -23,6 +23,7 @@ function positionExtras(answer) {
 async function analysePosition(evt) {
   evt.preventDefault();
   for (const id of ["pos-eval", "pos-cube", "pos-moves"]) fill($(id));
+  if (!rolling) fill($("pos-rollout-out"));  // an earlier position's rollout would read as this one's
   const ev = await getJSON("/api/evaluate?" + positionQuery());
   const dice = $("pos-dice").value.trim() || (ev.dice ? ev.dice.join("") : "");  // typed, or the position's roll
   let shown = null;
