@@ -97,9 +97,14 @@ def test_replay_reads_a_bounded_amount(tmp_path, suffix, capsys):
     endless = tmp_path / f"zero{suffix}"
     endless.symlink_to("/dev/zero")
     started = time.perf_counter()
-    with pytest.raises(SystemExit, match="larger than"):
+    with pytest.raises(SystemExit, match="is not a regular file"):  # refused before a byte is read
         replay_main([str(endless), "pace=0"])
     assert time.perf_counter() - started < 10
+    huge = tmp_path / f"huge{suffix}"
+    with open(huge, "wb") as f:  # a regular file past the limit: read no further than the limit
+        f.truncate(1 << 31)
+    with pytest.raises(SystemExit, match="larger than"):
+        replay_main([str(huge), "pace=0"])
 
 
 @pytest.mark.parametrize("pace", ["-1", "nan", "inf", "abc", "1e9"])
