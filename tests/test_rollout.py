@@ -25,7 +25,7 @@ from bgzero.rollout.result import combined_z, summarise
 from bgzero.value.probs import equity
 from tests.conftest import CONFIGS
 
-REFERENCE = "checkpoint:checkpoints/reference.pt"
+REFERENCE = "checkpoint:checkpoints/reference.safetensors"  # a play file: no torch, so workers fork
 
 
 @pytest.fixture(scope="module")
