@@ -102,46 +102,35 @@ def _read_pt(path: Path) -> dict:
                               f"(bgzero-export checkpoint={path})") from None
     try:
         state = torch.load(path, map_location="cpu", weights_only=True)
-    except pickle.UnpicklingError as e:
-        if "Unsupported global" in str(e):
+    except Exception as e:  # noqa: BLE001 -- a damaged or foreign file fails zipfile or pickle in any number of ways
+        if isinstance(e, pickle.UnpicklingError) and "Unsupported global" in str(e):
             raise CheckpointError(f"checkpoint {path} holds objects other than weights and plain values; "
                                   "it is not a bgzero checkpoint and was not loaded") from None
         raise CheckpointError(f"checkpoint {path} is truncated, damaged or not a bgzero checkpoint "
                               "(not a file torch.save wrote)") from None
-    except Exception:  # noqa: BLE001 -- a damaged or foreign file fails zipfile or pickle in any number of ways
-        raise CheckpointError(f"checkpoint {path} is truncated, damaged or not a bgzero checkpoint "
-                              "(not a file torch.save wrote)") from None
+    return _mapped(state, torch.Tensor, _array)
 
-    def arrays(value):
-        if isinstance(value, torch.Tensor):
-            return value.float().numpy() if value.dtype == torch.bfloat16 else value.numpy()
-        if isinstance(value, dict):  # in place: a state dict keeps its type
-            for key, item in value.items():
-                value[key] = arrays(item)
-        elif isinstance(value, list):
-            value[:] = map(arrays, value)
-        elif isinstance(value, tuple):
-            return tuple(map(arrays, value))
-        return value
-    return arrays(state)
+
+def _mapped(value, kind: type, convert):
+    """``value`` with every ``kind`` inside it (dicts, lists, tuples) replaced by ``convert`` of it;
+    dicts and lists in place, so a state dict keeps its type and its ``_metadata``."""
+    if isinstance(value, kind):
+        return convert(value)
+    if isinstance(value, dict):
+        for key, item in value.items():
+            value[key] = _mapped(item, kind, convert)
+    elif isinstance(value, list):
+        value[:] = (_mapped(item, kind, convert) for item in value)
+    elif isinstance(value, tuple):
+        return tuple(_mapped(item, kind, convert) for item in value)
+    return value
 
 
 def load_checkpoint(path: str | Path) -> dict:
     """:func:`read_checkpoint` with torch tensors, as training resumes from them and tools rewrite them."""
     import torch
 
-    def tensors(value):
-        if isinstance(value, np.ndarray):
-            return torch.from_numpy(value)
-        if isinstance(value, dict):  # in place: a state dict keeps its type and its _metadata
-            for key, item in value.items():
-                value[key] = tensors(item)
-        elif isinstance(value, list):
-            value[:] = map(tensors, value)
-        elif isinstance(value, tuple):
-            return tuple(map(tensors, value))
-        return value
-    return tensors(read_checkpoint(path))
+    return _mapped(read_checkpoint(path), np.ndarray, torch.from_numpy)
 
 
 def _build_net(state: dict, prefix: str):
