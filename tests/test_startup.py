@@ -131,14 +131,13 @@ def test_exit_now_stops_a_thread_pool_left_running():
 
 def test_bgzero_web_stops_on_ctrl_c_after_serving_a_request():
     import signal
-    import socket
     import time
     import urllib.error
     import urllib.request
 
-    with socket.socket() as s:  # a free port for the server
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    from tests.web_server import free_port
+
+    port = free_port()
     code = f"import sys\nsys.argv = ['bgzero-web', 'port={port}']\nfrom bgzero.cli.launch import web\nweb()"
     server = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT)
     try:

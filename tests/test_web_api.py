@@ -21,6 +21,7 @@ from bgzero.errors import ConfigError  # noqa: E402
 from bgzero.web.api import create_app  # noqa: E402
 from bgzero.web.engine import BusyError, Engine  # noqa: E402
 from bgzero.web.games import OVER  # noqa: E402
+from tests.web_server import free_port  # noqa: E402
 
 START = "4HPwATDgc/ABMA"
 
@@ -312,16 +313,13 @@ def test_cli_config_defaults_to_localhost_and_checks_values():
 def test_sigterm_stops_the_server_while_a_rollout_streams(tmp_path):
     # uvicorn waited for the streaming rollout to end (up to 100,000 trials), and a hung worker for ever
     import signal
-    import socket
     import subprocess
     import sys
     import time
 
     import httpx
 
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     server = subprocess.Popen([sys.executable, "-m", "bgzero.cli.web", f"port={port}", "agents=[strong,random]"],
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     base = f"http://127.0.0.1:{port}"
