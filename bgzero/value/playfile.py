@@ -31,7 +31,7 @@ def is_play_file(path: str | Path) -> bool:
 
 def play_state(state: dict) -> tuple[dict[str, np.ndarray], dict]:
     """A checkpoint's fields split into a play file's named arrays and its JSON fields."""
-    arrays = {f"{net}/{name}": np.ascontiguousarray(_numpy(value), np.float32)
+    arrays = {f"{net}/{name}": np.ascontiguousarray(value, np.float32)  # numpy, or a state dict's CPU tensors
               for net in NETS if net in state for name, value in state[net].items()}
     plain = {key: value for key, value in state.items() if key not in NETS and key not in TRAINING_ONLY}
     return arrays, plain
@@ -69,8 +69,3 @@ def read_play(path: str | Path) -> dict:
             raise CheckpointError(f"play file {path}: tensor {key!r} belongs to no net ({', '.join(NETS)})")
         state.setdefault(net, {})[name] = array
     return state
-
-
-def _numpy(value) -> np.ndarray:
-    """A weight as numpy: torch tensors through ``.numpy()``, so this never imports torch itself."""
-    return value if isinstance(value, np.ndarray) else value.detach().cpu().float().numpy()
