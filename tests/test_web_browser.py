@@ -101,8 +101,10 @@ def wait(browser, condition, timeout=30):
 
 
 def open_page(browser, base):
+    """The page as a new visitor sees it: no saved state and no cookie, so no earlier test's game resumes."""
     browser.get(base)
     browser.execute_script("localStorage.clear()")
+    browser.delete_all_cookies()
     browser.get(base)
     wait(browser, "return window.bg && bg.ready")
 
