@@ -328,7 +328,7 @@ ITERATE = {
     "labelling.teacher": text(null=True), "labelling.ply": PLY, "labelling.labels": whole(1, null=True),
     "labelling.chunk": whole(96), "labelling.processes": whole(1, MOST_PROCESSES, why=_CORES), "labelling.backend": choice("local", "ray"),
     "labelling.ray.address": text(null=True),
-    "finetune.epochs": whole(1), "finetune.lr": number(above=0, most=1), "finetune.anchor": number(0),
+    "finetune.epochs": whole(1), "finetune.lr": number(above=0, most=1), "finetune.anchor": number(0), "finetune.calibrate": number(0),
     "finetune.widen": whole(0), "finetune.race": flag(), "finetune.prune_positions": whole(1000),
     "finetune.earlier": whole(0),
     "gate.games": whole(2), "gate.chunk": whole(2), "gate.ply": PLY, "gate.opponents": agent_list(),

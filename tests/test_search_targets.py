@@ -90,11 +90,29 @@ def test_the_anchor_keeps_the_absolute_values(tiny_checkpoint):
     assert drift(anchor=10.0) < drift(anchor=0.0)
 
 
+def test_calibrate_brings_the_absolute_values_to_the_labels(tiny_checkpoint):
+    """The centred loss cannot see a level shared by a turn's candidates; ``calibrate`` can."""
+    boards, turns = candidate_turns(load_evaluator(tiny_checkpoint), 300, seed=3, top=4, games=32)
+    start = load_evaluator(tiny_checkpoint).probs(boards)
+    targets = np.clip(start + np.array([0.25, 0.1, 0.0, 0.0, 0.0], np.float32), 0, 1)  # every candidate better
+    targets[:, 1] = np.minimum(targets[:, 1], targets[:, 0])
+
+    def gap(calibrate):
+        evaluator = load_evaluator(tiny_checkpoint, frozen=False)
+        rank_fine_tune(evaluator.net, evaluator.encoder, boards, turns, targets, epochs=4, lr=3e-3,
+                       anchor=0.0, calibrate=calibrate, turns_per_batch=8)
+        return float(np.abs(equity(evaluator.probs(boards)) - equity(targets)).mean())
+
+    assert gap(calibrate=1.0) < 0.5 * gap(calibrate=0.0)
+
+
 def test_bad_settings_are_named(tiny_checkpoint):
     evaluator = load_evaluator(tiny_checkpoint, frozen=False)
     one = np.zeros((1, 2, 25), np.int8)
     with pytest.raises(ConfigError, match="epochs"):
         rank_fine_tune(evaluator.net, evaluator.encoder, one, np.zeros(1), np.zeros((1, 5)), epochs=0)
+    with pytest.raises(ConfigError, match="calibrate"):
+        rank_fine_tune(evaluator.net, evaluator.encoder, one, np.zeros(1), np.zeros((1, 5)), calibrate=-1)
     with pytest.raises(ConfigError, match="frozen=False"):  # a loaded checkpoint's frozen net cannot be trained
         rank_fine_tune(load_evaluator(tiny_checkpoint).net, evaluator.encoder, one, np.zeros(1), np.zeros((1, 5)))
     with pytest.raises(ValueError, match="sorted by turn"):

@@ -199,7 +199,7 @@ class Generation:
             if mine.sum() < 2:
                 continue
             history = rank_fine_tune(net, encoder, boards[mine], turns[mine], targets[mine], epochs=ft.epochs,
-                                     lr=ft.lr, anchor=ft.anchor, seed=self.seed("finetune"),
+                                     lr=ft.lr, anchor=ft.anchor, calibrate=ft.calibrate, seed=self.seed("finetune"),
                                      progress=f"gen {self.number} fine-tune {name}" if self.cfg.progress else None)
             report[name] = {"positions": int(mine.sum()), "centred_mse": history}
             state.update(net_fields(net, prefix))

@@ -7,9 +7,12 @@ move at 0-ply and 1.8 at 2-ply.
 What decides a move is how a turn's candidates compare with each other, so the contact
 net learns the 2-ply *differences* between the candidates of a turn (each equity minus
 its turn's mean): a shared offset between 0- and 2-ply values -- odd and even plies
-differ systematically -- costs nothing, and fitting absolute values, which measured
-worse, is not asked. A small cross-entropy term toward the net's own starting outputs
-keeps the absolute probabilities (gammons, the cube) where they were.
+differ systematically -- costs nothing, and fitting absolute values alone measured worse
+for the choice of move. A small cross-entropy term toward the net's own starting outputs
+keeps the absolute probabilities (gammons, the cube) where they were; over generations
+they drift all the same (each anchors to the one before), and the cube and 1-ply search,
+which compare positions across turns, get worse. ``calibrate`` adds a cross-entropy term
+toward the labels' own probabilities, so the absolute level follows the teacher's search.
 
 Candidates come from the checkpoint's own 0-ply self-play: the ``top`` best contact
 results of every turn, the turns shuffled so that any prefix is a fair sample (the
@@ -153,23 +156,24 @@ def turn_centred(values: torch.Tensor, turn_index: torch.Tensor, turns: int) -> 
 
 
 def rank_fine_tune(net: ValueNet, encoder, boards: np.ndarray, turns: np.ndarray, targets: np.ndarray, *,
-                   epochs: int = 3, lr: float = 1e-4, anchor: float = 0.1, turns_per_batch: int = 48,
-                   seed: int = 0, progress: str | None = None) -> list[float]:
+                   epochs: int = 3, lr: float = 1e-4, anchor: float = 0.1, calibrate: float = 0.0,
+                   turns_per_batch: int = 48, seed: int = 0, progress: str | None = None) -> list[float]:
     """Adam on the squared error of turn-centred equities, plus ``anchor`` x cross-entropy
-    toward the net's own starting outputs. ``boards`` sorted by ``turns``; turns with a
+    toward the net's own starting outputs and ``calibrate`` x cross-entropy toward the targets. ``boards`` sorted by ``turns``; turns with a
     single candidate carry no comparison and are dropped. Returns the mean centred error
     per epoch (in equity², before the anchor term). ``progress``: a progress bar's label, or None."""
     if not isinstance(net, torch.nn.Module):
         raise ConfigError("fine-tuning trains a torch net; load the evaluator with load_evaluator(path, frozen=False)")
-    if epochs < 1 or turns_per_batch < 1 or not lr > 0 or anchor < 0:
-        raise ConfigError(f"fine-tuning needs epochs, turns_per_batch, lr > 0 and anchor >= 0 "
-                          f"(got {epochs}, {turns_per_batch}, {lr}, {anchor})")
+    if epochs < 1 or turns_per_batch < 1 or not lr > 0 or anchor < 0 or calibrate < 0:
+        raise ConfigError(f"fine-tuning needs epochs, turns_per_batch, lr > 0 and anchor, calibrate >= 0 "
+                          f"(got {epochs}, {turns_per_batch}, {lr}, {anchor}, {calibrate})")
     if np.any(np.diff(turns) < 0):
         raise ValueError("boards must be sorted by turn")
     _, starts, counts = np.unique(turns, return_index=True, return_counts=True)
     starts, counts = starts[counts >= 2], counts[counts >= 2]
     x = torch.from_numpy(encoder(boards))
-    target_equity = torch.from_numpy(np.ascontiguousarray(equity(targets), np.float32))
+    target_probs = torch.from_numpy(np.ascontiguousarray(targets, np.float32))
+    target_equity = equity(target_probs)
     with torch.inference_mode():  # in slices: the hidden layer of millions of boards at once fills memory
         start_probs = torch.cat([net.eval()(x[lo:lo + 65536]) for lo in range(0, len(x), 65536)]) if anchor else None
     rng = np.random.default_rng(seed)
@@ -188,7 +192,11 @@ def rank_fine_tune(net: ValueNet, encoder, boards: np.ndarray, turns: np.ndarray
             probs = net(x[rows])
             error = (turn_centred(equity(probs), turn_index, len(pick))
                      - turn_centred(target_equity[rows], turn_index, len(pick))).pow(2).mean()
-            loss = error + anchor * td_loss(probs, start_probs[rows]) if anchor else error
+            loss = error
+            if anchor:
+                loss = loss + anchor * td_loss(probs, start_probs[rows])
+            if calibrate:
+                loss = loss + calibrate * td_loss(probs, target_probs[rows])
             opt.zero_grad(set_to_none=True)
             loss.backward()
             opt.step()
