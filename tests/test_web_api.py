@@ -204,6 +204,43 @@ def test_watch_and_an_upload_analysed(client):
     assert client.post("/api/watch", json={"a": "pubeval", "b": "gnubg"}).status_code == 400
 
 
+def test_a_chunked_upload_past_the_limit_is_413_as_a_declared_one_is(client):
+    r = client.post("/api/match", content=iter([b"x" * 15_000, b"x" * 15_000]))  # no Content-Length to check
+    assert r.status_code == 413 and "20000-byte limit" in r.json()["error"]
+
+
+def test_a_broken_chunked_body_logs_no_traceback(caplog):
+    import logging
+    import socket
+    import time
+
+    import httpx
+
+    from tests.web_server import serving
+
+    app = create_app(Engine(["pubeval"]), default_agent="pubeval", upload_bytes=20_000)
+    uvicorn_log = logging.getLogger("uvicorn.error")  # uvicorn's loggers do not reach the root logger
+    with serving(app) as base:
+        uvicorn_log.addHandler(caplog.handler)  # after the server has set up its logging
+        port = int(base.rsplit(":", 1)[1])
+        with socket.create_connection(("127.0.0.1", port)) as s:
+            s.sendall(b"POST /api/match HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n")
+            assert s.recv(200).startswith(b"HTTP/1.1 400")
+        assert httpx.get(base + "/api/agents").status_code == 200  # and the server serves on
+        time.sleep(0.5)  # the app's side of the broken request ends after the answer
+    uvicorn_log.removeHandler(caplog.handler)
+    assert not [r for r in caplog.records if r.exc_info or "Exception in ASGI" in r.getMessage()]
+
+
+def test_an_agent_that_cannot_load_stops_the_server_at_start():
+    from omegaconf import OmegaConf
+
+    cfg = OmegaConf.load("configs/web.yaml")
+    cfg.agents, cfg.default_agent = ["checkpoint:no/such.pt", "strong"], "strong"
+    with pytest.raises(ConfigError, match="'checkpoint:no/such.pt' cannot be loaded: .*does not exist"):
+        build(cfg)
+
+
 def test_openapi_docs_and_page(client):
     paths = client.get("/openapi.json").json()["paths"]
     assert {"/api/move", "/api/cube", "/api/evaluate", "/api/rollout"} <= set(paths)

@@ -15,6 +15,7 @@ def build(cfg: DictConfig):
     check(cfg, WEB)
     engine = Engine(list(cfg.agents), workers=int(cfg.workers), queue=int(cfg.queue),
                     long_workers=int(cfg.long_workers), long_queue=int(cfg.long_queue))
+    engine.load_all()
     return create_app(engine, default_agent=str(cfg.default_agent),
                       hint_agent=None if cfg.hint_agent is None else str(cfg.hint_agent),
                       sessions=int(cfg.sessions), games_per_client=int(cfg.games_per_client),

@@ -30,6 +30,7 @@ from fastapi.staticfiles import StaticFiles
 from fastapi_offline import FastAPIOffline
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import ClientDisconnect
 
 from bgzero.agents.specs import parse_spec
 from bgzero.arena.analysis import (
@@ -58,6 +59,14 @@ from bgzero.web.watch import frames, summary
 STATIC = Path(__file__).resolve().parent / "static"
 CLIENT_COOKIE = "bgzero_client"  # the browser's id: its games are its own
 POSITION_HELP = "gnubg Position ID (side on roll), PositionID:MatchID, or an XGID"
+
+
+class BodyTooLarge(ConfigError):
+    """A request body past ``upload_bytes``: answered 413, as a declared length over it is."""
+
+
+class BodyCutOff(ConfigError):
+    """The body ended early: the client went away, or its chunked encoding was broken."""
 
 
 class Body(BaseModel):
@@ -126,6 +135,7 @@ def create_app(engine: Engine, *, default_agent: str, hint_agent: str | None = N
     @app.exception_handler(BgzeroError)
     async def bgzero_error(request: Request, e: BgzeroError):
         status = (404 if isinstance(e, UnknownSessionError) else
+                  413 if isinstance(e, BodyTooLarge) else
                   503 if isinstance(e, (BusyError, ServerFullError)) else 400)
         return JSONResponse({"error": str(e)}, status_code=status)
 
@@ -380,10 +390,13 @@ def _parse_upload(text: str):
 async def _read_capped(request: Request, limit: int) -> str:
     """The body as text, refused once it passes ``limit`` bytes (a chunked upload has no length to check first)."""
     data = bytearray()
-    async for chunk in request.stream():
-        data += chunk
-        if len(data) > limit:
-            raise ConfigError(f"upload over the {limit}-byte limit")
+    try:
+        async for chunk in request.stream():
+            data += chunk
+            if len(data) > limit:
+                raise BodyTooLarge(f"request body over the {limit}-byte limit")
+    except ClientDisconnect:
+        raise BodyCutOff("the request body was cut off before its end") from None
     if not data.strip():
         raise ConfigError("empty upload: send the .mat file's text as the request body")
     return data.decode("utf-8", errors="replace")

@@ -17,7 +17,7 @@ from contextlib import ExitStack, contextmanager
 from bgzero.agents.base import Agent
 from bgzero.agents.neural import NeuralAgent
 from bgzero.agents.specs import make_agent, parse_spec
-from bgzero.errors import ConfigError
+from bgzero.errors import BgzeroError, ConfigError
 from bgzero.value.checkpoint import load_evaluator
 from bgzero.web.workers import BusyError, Pool
 
@@ -47,6 +47,15 @@ class Engine:
         if spec not in self.agents:
             raise ConfigError(f"agent {spec!r} is not offered here; choose one of {', '.join(self.agents)}")
         return spec
+
+    def load_all(self) -> None:
+        """Build every offered agent now, so that one that cannot load (a missing checkpoint,
+        gnubg without its engine) stops the server at start, not a visitor's first request."""
+        for spec in self.agents:
+            try:
+                self.agent(spec)
+            except BgzeroError as e:
+                raise ConfigError(f"agents: {spec!r} cannot be loaded: {e}") from None
 
     def agent(self, spec: str) -> Agent:
         """The shared agent ``spec`` names (built on first use; call from a worker thread)."""
