@@ -155,6 +155,31 @@ def test_a_whole_match_over_http_and_its_mat_file(client):
     assert "bgzero.sgf" in sgf.headers["content-disposition"] and parse_sgf(sgf.text).games == record.games
 
 
+def test_the_hint_when_the_bot_doubles_is_the_persons_take_or_pass(client):
+    game = client.post("/api/game", json={"agent": "strong", "length": 5, "seed": 1}).json()
+    sid = game["id"]
+    for _ in range(100):  # the worst plays, until strong doubles
+        if game["awaiting"] == "answer":
+            break
+        action = {"action": "move", "move": game["legal"][-1]["move"]} if game["awaiting"] == "move" else \
+            {"action": game["awaiting"]}
+        game = client.post(f"/api/game/{sid}", json=action).json()
+    hint = client.get(f"/api/game/{sid}/hint").json()
+    assert hint["kind"] == "cube" and hint["player"] == 1 and hint["position_class"] == "contact"
+    e = hint["decision"]["equities"]
+    assert hint["answer"] == {"take": -e["double_take"], "pass": -1.0, "proper": hint["decision"]["response"]}
+    assert (hint["answer"]["take"] >= hint["answer"]["pass"]) == (hint["answer"]["proper"] == "take")
+
+
+def test_the_hint_takes_a_limit_as_api_move_does(client):
+    game = client.post("/api/game", json={"agent": "pubeval", "length": 1, "seed": 3}).json()
+    sid = game["id"]
+    while game["awaiting"] != "move":
+        game = client.post(f"/api/game/{sid}", json={"action": game["awaiting"]}).json()
+    every = client.get(f"/api/game/{sid}/hint").json()["moves"]
+    assert client.get(f"/api/game/{sid}/hint", params={"limit": 2}).json()["moves"] == every[:2] and len(every) > 2
+
+
 def test_a_saved_web_match_holds_the_game_in_progress(client):
     sid = client.post("/api/game", json={"agent": "pubeval", "length": 3, "seed": 11}).json()["id"]
     game = client.get(f"/api/game/{sid}").json()

@@ -288,8 +288,9 @@ def create_app(engine: Engine, *, default_agent: str, hint_agent: str | None = N
 
         return {"id": sid, **await engine.run(work)}
 
-    @app.get("/api/game/{sid}/hint", summary="The ranked plays, or the cube action, for the person")
-    async def hint(sid: str, request: Request):
+    @app.get("/api/game/{sid}/hint", summary="The ranked plays, or the cube action, for the person",
+             description="When the bot has doubled, `answer` gives take and pass from the person's side.")
+    async def hint(sid: str, request: Request, limit: int = Query(0, ge=0, description="0: all plays")):
         game = games.get(sid, client_of(request))
 
         def work():
@@ -297,12 +298,17 @@ def create_app(engine: Engine, *, default_agent: str, hint_agent: str | None = N
             with game.lock:
                 board, dice, state, awaiting = game.board, game.dice, game.state, game.awaiting
             if awaiting == MOVING:
+                ranked = rank_moves(evaluator, board, dice, ply, state=state)
                 return {"kind": "moves", "agent": hint_agent, "equity": equity_label(state),
-                        "moves": [asdict(m) for m in rank_moves(evaluator, board, dice, ply, state=state)]}
+                        "moves": [asdict(m) for m in ranked[:limit or None]]}
             if awaiting in (ROLL, ANSWER):
                 doubler = 0 if awaiting == ROLL else 1
                 info = to_match_info(state, on_roll=doubler, turn=0, double_offered=awaiting == ANSWER)
-                return {"kind": "cube", "agent": hint_agent, **_cube(cube_analysis(evaluator, board, info, ply))}
+                analysis = cube_analysis(evaluator, board, info, ply)
+                out = {**_cube(analysis), "kind": "cube", "agent": hint_agent}  # kind: moves or cube, as documented
+                if awaiting == ANSWER and analysis.decision is not None:
+                    out["answer"] = _answer(analysis.decision)
+                return out
             raise ConfigError("no hint between games")
 
         return await engine.run(work)
@@ -372,9 +378,16 @@ def _position(text: str, match: str | None) -> tuple[np.ndarray, MatchInfo | Non
     return board, _match(match) or carried
 
 
+def _answer(decision) -> dict:
+    """The taker's side of a double: the doubler's normalised equities turned round (EMG and
+    money equity are zero-sum, so the taker's is the doubler's negated)."""
+    e = decision.equities
+    return {"take": -e.double_take, "pass": -e.double_pass, "proper": decision.response}
+
+
 def _cube(analysis) -> dict:
     out = asdict(analysis)
-    out["kind"] = analysis.kind.name.lower()
+    out["kind"] = out["position_class"] = analysis.kind.name.lower()  # contact, race or bearoff
     return out
 
 

@@ -52,28 +52,36 @@ const PROB_HEADS = ["win", "w g", "w bg", "l g", "l bg"];
 function rankedTable(moves, {onRow = null, play = null, limit = 0} = {}) {
   if (!moves.length) return null;
   const best = moves[0].equity;
+  const mwc = moves[0].mwc !== null && moves[0].mwc !== undefined;  // a match: gnubg shows MWC beside EMG
   const shown = limit ? moves.slice(0, limit) : moves;
   const rows = shown.map((m, k) => {
     const row = h("tr", {class: k ? null : "best", "data-move": m.move},
       h("td", {}, k + 1), h("td", {class: "move"}, m.move || "(no move)"), h("td", {}, m.ply), h("td", {}, f3(m.equity)),
-      h("td", {}, k ? f3(m.equity - best) : ""), m.probs.map((p) => h("td", {}, pct(p))),
+      h("td", {}, k ? f3(m.equity - best) : ""), mwc ? h("td", {class: "mwc"}, pct(m.mwc)) : null,
+      m.probs.map((p) => h("td", {}, pct(p))),
       play ? h("td", {}, h("button", {type: "button", class: "play-row", onclick: (e) => { e.stopPropagation(); play(m); }}, "Play"))
         : null);
     if (onRow) { row.classList.add("clickable"); row.addEventListener("click", () => onRow(m, row)); }
     return row;
   });
-  return h("table", {class: "ranked"}, h("tr", {}, ["#", "move", "ply", "equity", "diff", ...PROB_HEADS].map((t) => h("th", {}, t)),
+  return h("table", {class: "ranked"}, h("tr", {}, ["#", "move", "ply", "equity", "diff", ...(mwc ? ["MWC"] : []), ...PROB_HEADS].map((t) => h("th", {}, t)),
     play ? h("th", {}) : null), rows,
     shown.length < moves.length ? h("tr", {}, h("td", {colspan: 10, class: "more"}, `${moves.length - shown.length} more plays`)) : null);
 }
 
 function cubeNode(c) {
   const head = h("b", {}, "Cube");
-  const about = ` (${c.agent}, ${c.kind}, cube life x = ${c.x.toFixed(2)}): `;
+  const about = ` (${c.agent}, ${c.position_class}, cube life x = ${c.x.toFixed(2)}): `;
   if (!c.decision) return h("div", {}, head, about, `no cube action: ${c.reason}.`);
+  const rows = (pairs) => h("table", {class: "ranked cube"},
+    pairs.map(([label, x]) => h("tr", {}, h("td", {class: "move"}, label), h("td", {}, f3(x)))));
+  if (c.answer) {  // the bot has doubled: the person's own side of take and pass
+    return h("div", {}, head, about, "for you, as the side doubled:",
+      rows([["Take", c.answer.take], ["Pass", c.answer.pass]]),
+      "Proper answer: ", h("b", {class: "cube-answer"}, c.answer.proper), ".");
+  }
   const e = c.decision.equities;
   return h("div", {}, head, about,
-    h("table", {class: "ranked cube"}, [["No double", e.no_double], ["Double, take", e.double_take], ["Double, pass", e.double_pass]]
-      .map(([label, x]) => h("tr", {}, h("td", {class: "move"}, label), h("td", {}, f3(x))))),
+    rows([["No double", e.no_double], ["Double, take", e.double_take], ["Double, pass", e.double_pass]]),
     "Proper cube action: ", h("b", {class: "cube-action"}, c.decision.action), "; answer: ", h("b", {}, c.decision.response), ".");
 }
