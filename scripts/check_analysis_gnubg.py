@@ -30,12 +30,12 @@ from pathlib import Path
 
 import numpy as np
 
-from bgzero.arena.analysis import evaluator_from_spec
-from bgzero.arena.match import play_matches_from_specs
-from bgzero.arena.match_analysis import analyse_matches
-from bgzero.arena.matchfiles import read_match_file
-from bgzero.arena.matfile import write_match
+from bgzero.analysis.match import analyse_matches
+from bgzero.analysis.position import evaluator_from_spec
 from bgzero.atomic import atomic_write_text
+from bgzero.match.files import read_match_file
+from bgzero.match.mat import write_mat
+from bgzero.match.runner import play_matches_from_specs
 
 PAIRS = (("strong", "gnubg@0"), ("strong", "pubeval"), ("gnubg@0", "pubeval"))
 GNUBG = "/usr/games/gnubg"
@@ -141,7 +141,7 @@ def main(argv=None) -> None:
         for a, b in PAIRS:
             played, _ = play_matches_from_specs(a, b, args.per_pair, length=args.length, seed=args.seed)
             for record in played:
-                files.append(write_match(args.out / f"match_{len(files) + 1:04d}.mat", record))
+                files.append(write_mat(args.out / f"match_{len(files) + 1:04d}.mat", record))
                 records.append(record)
     summary = {"matches": len(files), "cube_life": args.cube_life, "agent": args.agent, "plies": {}}
     for ply in args.plies:

@@ -21,9 +21,6 @@ import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bgzero.arena.match import play_matches
-from bgzero.arena.matfile import format_match, parse_match, player_name
-from bgzero.arena.sgf import format_sgf, parse_sgf
 from bgzero.config_check import TRAIN
 from bgzero.engine.board import START
 from bgzero.engine.ids import board_from_position_id, match_id, match_info_from_id, position_id
@@ -31,6 +28,9 @@ from bgzero.engine.movegen import legal_results
 from bgzero.engine.notation import parse_move
 from bgzero.errors import BgzeroError
 from bgzero.gnubg.fibs import format_line, parse_line, situation
+from bgzero.match.mat import format_match, parse_match, player_name
+from bgzero.match.runner import play_matches
+from bgzero.match.sgf import format_sgf, parse_sgf
 from bgzero.value.checkpoint import FORMAT, load_evaluator
 from bgzero.value.net import NetConfig, ValueNet
 from bgzero.value.playfile import play_state

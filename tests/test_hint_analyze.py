@@ -11,13 +11,13 @@ import pytest
 from hydra import compose, initialize_config_dir
 
 from bgzero import paths
-from bgzero.arena.analysis import (
+from bgzero.analysis.position import (
     best_moves,
     cube_analysis,
     evaluate_position,
     parse_dice,
     rank_moves,
-    read_match,
+    read_match_id,
     read_position,
 )
 from bgzero.cli import analyze, hint
@@ -160,7 +160,7 @@ def test_hint_prints_the_match_id_of_the_roll_it_ranks(checkpoint):
     xgid = "XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:0:10"  # money, 3-1 rolled
     text = hint.run(_cfg("hint", f"position='{xgid}'", "dice=42", f"agent=checkpoint:{checkpoint}"))
     mid = text.splitlines()[0].split("Match ID ")[1].split(":")[0]
-    assert read_match(mid).dice == (4, 2) and text.splitlines()[1].startswith("42 to play")
+    assert read_match_id(mid).dice == (4, 2) and text.splitlines()[1].startswith("42 to play")
 
 
 def test_hint_refuses_a_match_id_with_no_game_in_play(checkpoint):

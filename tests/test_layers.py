@@ -25,13 +25,15 @@ BELOW = {
     "cube": ["engine"],         # cube arithmetic and match equity, from probabilities
     "value": ["engine"],        # nets and checkpoints: a sibling of cube
     "agents": ["cube", "value"],
-    "rollout": ["agents"],
-    "arena": ["rollout"],       # matches, records, files, duplicate games, analysis
-    "selfplay": ["agents"],     # a sibling of rollout and arena
+    "match": ["agents"],        # match records, the match runner, .mat and SGF files
+    "rollout": ["agents"],      # a sibling of match
+    "analysis": ["match", "rollout"],  # a position's plays and cube, a whole match's decisions
+    "arena": ["rollout"],       # duplicate games, the league, move errors: a sibling of analysis
+    "selfplay": ["agents"],     # a sibling of match, rollout and env
     "learn": ["arena", "selfplay"],
-    "gnubg": ["arena"],         # GNU Backgammon's formats and program: a sibling of selfplay and learn
-    "env": ["agents"],          # the RL environments: a sibling of rollout, arena, selfplay
-    "ui": ["arena"],
+    "gnubg": ["match"],         # GNU Backgammon's formats and program: a sibling of rollout, selfplay and learn
+    "env": ["agents"],          # the RL environments: a sibling of match, rollout, selfplay
+    "ui": ["analysis"],
     "web": ["ui"],
     "cli": ["learn", "gnubg", "env", "web"],
 }
@@ -95,8 +97,10 @@ def test_no_import_goes_up_a_layer_or_sideways():
 def test_a_sideways_import_is_caught():
     """``value`` importing ``cube``: neither is above the other, so an order of layers allowed it."""
     assert crossings({"bgzero.value.net": {"bgzero.cube.money"}}) == ["bgzero.value.net imports bgzero.cube.money"]
-    assert crossings({"bgzero.selfplay.games": {"bgzero.arena.match"}, "bgzero.learn.train": {"bgzero.arena.match"}}) \
-        == ["bgzero.selfplay.games imports bgzero.arena.match"]
+    assert crossings({"bgzero.selfplay.games": {"bgzero.arena.duplicate"}, "bgzero.learn.train": {"bgzero.arena.duplicate"}}) \
+        == ["bgzero.selfplay.games imports bgzero.arena.duplicate"]
+    assert crossings({"bgzero.analysis.match": {"bgzero.arena.duplicate"}, "bgzero.arena.league": {"bgzero.match.runner"}}) \
+        == ["bgzero.analysis.match imports bgzero.arena.duplicate", "bgzero.arena.league imports bgzero.match.runner"]
 
 
 def test_no_module_imports_its_own_package_facade():

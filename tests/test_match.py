@@ -11,20 +11,13 @@ from bgzero.agents.cube import cube_actions, cube_lives
 from bgzero.agents.neural import NeuralAgent
 from bgzero.agents.pubeval import PubevalAgent
 from bgzero.agents.random import RandomAgent
-from bgzero.arena import match as match_module
-from bgzero.arena.match import (
-    DOUBLE,
-    MOVE,
-    PASSED,
-    play_matches,
-    play_matches_from_specs,
-    summarise_matches,
-    wilson_interval,
-)
-from bgzero.arena.matfile import read_match
 from bgzero.cli.match import run
 from bgzero.cube import GNUBG_SHALLOW, PASS, TAKE, MatchState, award, may_double
 from bgzero.engine.board import START, pip_counts
+from bgzero.match import runner as match_module
+from bgzero.match.mat import read_mat
+from bgzero.match.record import DOUBLE, MOVE, PASSED
+from bgzero.match.runner import play_matches, play_matches_from_specs, summarise_matches, wilson_interval
 
 CONFIGS = paths.CONFIGS
 
@@ -135,7 +128,7 @@ def test_cli_writes_transcripts_and_result(tmp_path):
     result = run(cfg)
     assert json.loads((tmp_path / "result.json").read_text())["matches"] == 2 == result["matches"]
     for name in ("match_0001.mat", "match_0002.mat"):
-        record = read_match(tmp_path / name)
+        record = read_mat(tmp_path / name)
         assert record.length == 3 and max(record.score) == 3
         assert not any(a.kind == DOUBLE for g in record.games for a in g.actions)  # neither agent doubles
 
@@ -146,7 +139,7 @@ def test_cli_show_prints_every_move_with_the_board(tmp_path, capsys):
                                           f"out={tmp_path}", "progress=false", "show=true", "pace=0"])
     run(cfg)
     text = capsys.readouterr().out
-    record = read_match(tmp_path / "match_0001.mat")
+    record = read_mat(tmp_path / "match_0001.mat")
     moves = sum(1 for g in record.games for a in g.actions if a.kind == MOVE)
     assert "match 1 of 1" in text and text.count("BAR") >= moves + 1  # a board after every move
     assert "won the match" in text

@@ -10,12 +10,12 @@ from hydra import compose, initialize_config_dir
 
 from bgzero import paths
 from bgzero.agents.specs import make_agent
-from bgzero.arena.analysis import evaluator_from_spec
-from bgzero.arena.match import play_matches
-from bgzero.arena.match_analysis import MARKS, analyse_match, mark, merge_analyses, worst_decisions
-from bgzero.arena.matchfiles import write_match_file
+from bgzero.analysis.match import MARKS, analyse_match, mark, merge_analyses, worst_decisions
+from bgzero.analysis.position import evaluator_from_spec
 from bgzero.cli.analyze import run
 from bgzero.errors import ConfigError
+from bgzero.match.files import write_match_file
+from bgzero.match.runner import play_matches
 from tests.test_match import RandomCube
 
 
@@ -136,8 +136,8 @@ def test_html_report_renders_in_headless_chromium(judged, tmp_path):
 def test_the_played_move_is_judged_at_the_full_ply_as_gnubg_does():
     """The issue's example: 11/10 9/3 was once scored at 1 ply against 23/22 9/3 at 2 (a 0.203 'loss')."""
     from bgzero.agents.cubeful import cube_values_at
-    from bgzero.arena.analysis import match_context, read_position_and_match
-    from bgzero.arena.match_analysis import judge_play
+    from bgzero.analysis.match import judge_play
+    from bgzero.analysis.position import match_context, read_position_and_match
     from bgzero.cube import may_double, normalised, proper_value
     from bgzero.engine.notation import parse_move
     from bgzero.value.checkpoint import load_evaluator
@@ -163,7 +163,7 @@ def test_luck_in_emg_is_exact_on_a_last_roll_bear_off(tiny_checkpoint):
     (no gammons: both sides have borne off). So the mean is -6/36 and a roll's luck is
     +7/6 or -5/6 EMG. At 1 ply every reply ends the game, so any net gives the exact values.
     """
-    from bgzero.arena.match_analysis import roll_luck
+    from bgzero.analysis.match import roll_luck
     from bgzero.cube import MatchState
     from bgzero.value.checkpoint import load_evaluator
 

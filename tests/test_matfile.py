@@ -11,9 +11,10 @@ import sys
 import pytest
 
 from bgzero.agents.specs import spec_name
-from bgzero.arena.match import DOUBLE, play_matches
-from bgzero.arena.matfile import MatFormatError, format_match, parse_match, player_name, read_match, write_match
 from bgzero.cube import PASS, TAKE
+from bgzero.match.mat import MatFormatError, format_match, parse_match, player_name, read_mat, write_mat
+from bgzero.match.record import DOUBLE
+from bgzero.match.runner import play_matches
 from bgzero.ui.replay import show_match
 from tests.gnubg_program import run_gnubg
 from tests.test_match import RandomCube
@@ -114,9 +115,9 @@ def test_golden_match_reads_and_writes_back_byte_for_byte():
 
 
 def test_written_match_reads_back_the_same(five_point, tmp_path):
-    path = write_match(tmp_path / "m.mat", five_point, comments=("bgzero test", "seed 24"))
+    path = write_mat(tmp_path / "m.mat", five_point, comments=("bgzero test", "seed 24"))
     assert path.read_text().startswith("; bgzero test\n; seed 24\n\n 5 point match\n")
-    back = read_match(path)
+    back = read_mat(path)
     assert (back.games, back.score, back.names, back.length) == (five_point.games, five_point.score, ("alice", "bob"), 5)
     kinds = {a.kind for g in back.games for a in g.actions}
     assert {DOUBLE, TAKE, PASS} <= kinds and any(g.crawford for g in back.games)
@@ -141,7 +142,7 @@ def test_player_names_survive_gnubgs_score_line():
 def test_gnubg_imports_full_names_and_a_money_session_without_jacoby(tmp_path):
     record = play_matches(RandomCube(7), RandomCube(8), [2], length=0, games=2, jacoby=False,
                           names=("a_very_long_player_name_0123456", "strong@0"))[0]
-    path = write_match(tmp_path / "money.mat", record)
+    path = write_mat(tmp_path / "money.mat", record)
     assert parse_match(path.read_text()) == record
     run_gnubg(["set jacoby off", f"import mat {path}", f"save match {tmp_path / 'money.sgf'}"])
     sgf = (tmp_path / "money.sgf").read_text()
@@ -191,7 +192,7 @@ def test_gnubgs_game_given_up_before_its_first_play_reads(tmp_path):
     path = tmp_path / "m.mat"
     path.write_text(GNUBG_RESIGNED_AT_ONCE)
     out = io.StringIO()
-    show_match(read_match(path), out=out, sleep=lambda _: None)
+    show_match(read_mat(path), out=out, sleep=lambda _: None)
     assert "gnubg wins 2 points (gammon, resigned)." in out.getvalue()
     assert out.getvalue().rstrip().endswith("The 3-point match did not finish: gnubg 2, root 0.")
 
@@ -256,7 +257,7 @@ def _body(text: str) -> str:
 
 def test_gnubg_program_imports_the_match_and_replays_it_identically(five_point, tmp_path):
     program = _gnubg_program()
-    path = write_match(tmp_path / "m.mat", five_point, comments=("bgzero-match test",))
+    path = write_mat(tmp_path / "m.mat", five_point, comments=("bgzero-match test",))
     commands = f"import mat {path}\nshow score\nexport match mat {tmp_path / 'again.mat'}\nquit\n"
     out = subprocess.run([program, "-t", "-q", "-r"], input=commands, capture_output=True, text=True,
                          timeout=120).stdout
@@ -282,7 +283,7 @@ _GNUBG_ACTIONS = {"drop": PASS}  # gnubg calls a passed double a drop
 def test_gnubg_python_package_imports_the_match_move_for_move(five_point, tmp_path):
     if importlib.util.find_spec("gnubg") is None:
         pytest.skip("GNU Backgammon's Python package (PyPI gnubg) is not installed")
-    path = write_match(tmp_path / "m.mat", five_point)
+    path = write_mat(tmp_path / "m.mat", five_point)
     again, dump = tmp_path / "again.mat", tmp_path / "match.json"
     subprocess.run([sys.executable, "-c", _IMPORT, str(path), str(again), str(dump)], capture_output=True,
                    timeout=120, check=True)

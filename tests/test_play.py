@@ -13,12 +13,12 @@ import pytest
 
 from bgzero.agents.base import Agent
 from bgzero.agents.specs import make_agent
-from bgzero.arena.match import DOUBLE, PASSED
-from bgzero.arena.matchfiles import read_match_file
-from bgzero.arena.matfile import read_match
 from bgzero.cube import PASS, TAKE, CubeState, MatchState
 from bgzero.engine.board import START
 from bgzero.engine.notation import format_steps
+from bgzero.match.files import read_match_file
+from bgzero.match.mat import read_mat
+from bgzero.match.record import DOUBLE, PASSED
 from bgzero.ui.play import Hints, PlaySession
 from bgzero.ui.render import ASCII, render_board
 from bgzero.ui.replay import replay_mat, show_match
@@ -97,7 +97,7 @@ def test_scripted_human_plays_a_whole_match(scripted):
     assert kinds.index(DOUBLE) + 1 == kinds.index(TAKE) and first.actions[kinds.index(DOUBLE)].player == 0
     assert first.cube == 2  # taken, and pubeval never redoubles
 
-    record = read_match(mat)  # the saved transcript replays under the rules
+    record = read_mat(mat)  # the saved transcript replays under the rules
     assert record.names == ("you", "pubeval") and record.length == LENGTH
     assert record.games == tuple(session.records) and record.score == session.state.score
 

@@ -7,12 +7,12 @@ import time
 import pytest
 import torch
 
-from bgzero.arena.match import MatchRecord
-from bgzero.arena.matfile import parse_match, read_match
 from bgzero.cli.replay import main as replay_main
 from bgzero.engine.board import START
 from bgzero.engine.notation import parse_move
 from bgzero.errors import CheckpointError, IllegalMoveError
+from bgzero.match.mat import parse_match, read_mat
+from bgzero.match.record import MatchRecord
 from bgzero.ui.replay import show_match
 from bgzero.value.checkpoint import FORMAT, load_evaluator, save_checkpoint
 from bgzero.value.net import NetConfig, ValueNet
@@ -89,7 +89,7 @@ def _golden_text() -> str:
 def test_replay_reads_boms_and_foreign_bytes(tmp_path, encode):
     path = tmp_path / "m.mat"
     path.write_bytes(encode(_golden_text()))
-    assert read_match(path).names == ("alice", "bob")
+    assert read_mat(path).names == ("alice", "bob")
 
 
 @pytest.mark.parametrize("suffix", [".mat", ".sgf"])

@@ -7,13 +7,14 @@ from bgzero import paths
 from bgzero.agents.cube import cube_lives
 from bgzero.agents.cubeful import cube_values_at, score_moves
 from bgzero.agents.neural import NeuralAgent
-from bgzero.arena.analysis import cube_analysis, rank_moves, read_match, read_position
-from bgzero.arena.match import DOUBLE, play_matches
+from bgzero.analysis.position import cube_analysis, rank_moves, read_match_id, read_position
 from bgzero.cube import CubeState, MatchState, after_take, cubeful_value, from_match_info, may_double, other_side
 from bgzero.engine.board import START
 from bgzero.engine.ids import MatchInfo
 from bgzero.engine.movegen import generate
 from bgzero.engine.notation import format_steps
+from bgzero.match.record import DOUBLE
+from bgzero.match.runner import play_matches
 from bgzero.value.probs import flip
 
 
@@ -132,7 +133,7 @@ def test_the_issue_example_ranks_as_gnubg_0ply_does():
     from bgzero.value.checkpoint import load_evaluator
 
     evaluator = load_evaluator(paths.CHECKPOINTS / "strong.pt")
-    board, state = read_position("vNsGAApwGwDgPQ"), from_match_info(read_match("MIEkAAAAAAAE"))
+    board, state = read_position("vNsGAApwGwDgPQ"), from_match_info(read_match_id("MIEkAAAAAAAE"))
     ranked = rank_moves(evaluator, board, (1, 1), state=state, player=0)
     assert ranked[0].move == "24/23 7/5 7/6"
     assert all(m.mwc == pytest.approx(m.probs[0], abs=1e-6) for m in ranked)  # at DMP only winning counts

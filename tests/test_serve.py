@@ -15,8 +15,6 @@ from hydra import compose, initialize_config_dir
 from bgzero import paths
 from bgzero.agents.base import Agent
 from bgzero.agents.specs import make_agent
-from bgzero.arena.match import MOVE as PLAY
-from bgzero.arena.sgf import read_sgf
 from bgzero.cli import serve as serve_cli
 from bgzero.cube import CubeState, MatchState
 from bgzero.engine.board import START
@@ -25,6 +23,8 @@ from bgzero.errors import ConfigError
 from bgzero.gnubg.fibs import CUBE, MOVE, Situation, fibs_board, format_line
 from bgzero.gnubg.refereed import GNUBG
 from bgzero.gnubg.serve import ExternalPlayer, ListenError, Server
+from bgzero.match.record import MOVE as PLAY
+from bgzero.match.sgf import read_sgf
 from tests.test_fibs import BAR_AT_2_4, CUBE_AT_2_0, DOUBLED_AT_2_0, START_ON_ROLL, _board
 
 CONFIGS = str(paths.CONFIGS)

@@ -6,9 +6,9 @@ import re
 
 import pytest
 
-from bgzero.arena.match import play_matches
-from bgzero.arena.matfile import MatFormatError, format_match, parse_match, read_match
-from bgzero.arena.sgf import SgfFormatError, format_sgf, letter_point, parse_sgf, point_letter, read_sgf, write_sgf
+from bgzero.match.mat import MatFormatError, format_match, parse_match, read_mat
+from bgzero.match.runner import play_matches
+from bgzero.match.sgf import SgfFormatError, format_sgf, letter_point, parse_sgf, point_letter, read_sgf, write_sgf
 from bgzero.ui.replay import show_match
 from tests.gnubg_program import run_gnubg
 from tests.test_match import RandomCube
@@ -86,7 +86,7 @@ def test_bgzero_reads_the_sgf_gnubg_saves_with_its_resignations(tmp_path):
                  f"export match mat {tmp_path / 'g.mat'}"]
     run_gnubg(commands)
     record = read_sgf(tmp_path / "g.sgf")
-    exported = read_match(tmp_path / "g.mat")  # gnubg's own .mat export of the same match loads too
+    exported = read_mat(tmp_path / "g.mat")  # gnubg's own .mat export of the same match loads too
     assert record.games == exported.games and record.names == exported.names
     assert any(g.resigned for g in record.games)  # gnubg's bots resign hopeless games (seed 7 does)
     assert max(record.score) == 3
@@ -107,7 +107,7 @@ def test_match_command_saves_sgf_and_replay_reads_it(tmp_path, capsys):
                                           f"out={tmp_path}", "progress=false", "format=both"])
     run(cfg)
     for k in (1, 2):
-        assert read_sgf(tmp_path / f"match_000{k}.sgf").games == read_match(tmp_path / f"match_000{k}.mat").games
+        assert read_sgf(tmp_path / f"match_000{k}.sgf").games == read_mat(tmp_path / f"match_000{k}.mat").games
     capsys.readouterr()
     replay_main([str(tmp_path / "match_0001.sgf"), "pace=0", "board=ascii"])
     assert "won the match" in capsys.readouterr().out

@@ -2,9 +2,9 @@
 
 import pytest
 
-from bgzero.arena.match import PASSED
-from bgzero.arena.transcript import GameReplay, RuleBroken
 from bgzero.cube import MatchState
+from bgzero.match.record import PASSED
+from bgzero.match.transcript import GameReplay, RuleBroken
 
 OPENING = ((3, 1), ((8, 5), (6, 5)))  # player 0's opening 31, making the 5-point
 

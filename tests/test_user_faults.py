@@ -27,7 +27,7 @@ from hydra import compose, initialize_config_dir
 
 from bgzero import paths
 from bgzero.agents.specs import make_agent
-from bgzero.arena.analysis import parse_dice
+from bgzero.analysis.position import parse_dice
 from bgzero.atomic import atomic_write, atomic_write_text
 from bgzero.config_check import output_dir, output_file
 from bgzero.engine.xgid import parse_xgid
@@ -303,9 +303,9 @@ def test_a_rollout_never_writes_over_its_own_checkpoint(tiny_checkpoint, tmp_pat
 
 
 def test_an_analysis_never_writes_over_its_match_or_its_judge(tiny_checkpoint, tmp_path):
-    from bgzero.arena.match import play_matches
-    from bgzero.arena.matchfiles import write_match_file
     from bgzero.cli.analyze import run
+    from bgzero.match.files import write_match_file
+    from bgzero.match.runner import play_matches
     from tests.test_match import RandomCube
 
     record = play_matches(RandomCube(1), RandomCube(2), [5], length=1, names=("a", "b"))[0]
@@ -616,9 +616,9 @@ def _game_loops(seed: int = 10):
     import numpy as np
 
     from bgzero.arena.duplicate import draw_dice, play_games
-    from bgzero.arena.match import play_matches
     from bgzero.engine.board import START
     from bgzero.engine.game import play_game, play_random_games
+    from bgzero.match.runner import play_matches
     from bgzero.rollout.lockstep import RolloutSettings, run_chunk
     from bgzero.rollout.players import RolloutPlayer
     from bgzero.selfplay.player import lockstep_turns

@@ -25,8 +25,8 @@ from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
-from bgzero.arena.matfile import parse_match  # noqa: E402
 from bgzero.errors import ConfigError  # noqa: E402
+from bgzero.match.mat import parse_match  # noqa: E402
 from bgzero.web.api import create_app  # noqa: E402
 from bgzero.web.engine import Engine  # noqa: E402
 from bgzero.web.watch import frames  # noqa: E402

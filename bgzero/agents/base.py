@@ -20,7 +20,7 @@ class Agent(ABC):
     ``offsets[b+1]``). Working on the whole batch lets neural agents evaluate every
     candidate of every game in one forward pass.
 
-    The cube (:mod:`bgzero.arena.match`) is answered the same way, a batch at a time. An agent
+    The cube (:mod:`bgzero.match.runner`) is answered the same way, a batch at a time. An agent
     that has no view of the cube keeps the defaults: it never doubles and always takes.
 
     Games with the cube (matches and money sessions) ask :meth:`choose_for_score`, which

@@ -5,7 +5,7 @@ from dataclasses import replace
 
 from omegaconf import DictConfig
 
-from bgzero.arena.analysis import (
+from bgzero.analysis.position import (
     CubeAnalysis,
     PositionEvaluation,
     RankedMove,
@@ -16,7 +16,7 @@ from bgzero.arena.analysis import (
     match_context,
     parse_dice,
     rank_moves,
-    read_match,
+    read_match_id,
     read_position_and_match,
 )
 from bgzero.cli import PROBS_HEADER, hydra_main, one_line_errors, positional_args, probs_columns
@@ -32,7 +32,7 @@ def run(cfg: DictConfig) -> str:
     if cfg.position is None:
         raise ConfigError("no position: pass a gnubg Position ID, e.g. position=4HPwATDgc/ABMA")
     board, info = read_position_and_match(str(cfg.position))  # Hydra reads an all-digit ID as an int
-    info = read_match(str(cfg.match)) if cfg.match is not None else info  # an XGID carries its own
+    info = read_match_id(str(cfg.match)) if cfg.match is not None else info  # an XGID carries its own
     dice = parse_dice(cfg.dice) if cfg.dice is not None else None
     if dice is None and info is not None and info.dice != (0, 0):
         dice = info.dice  # the Match ID records a roll: hint that roll's moves, as gnubg does

@@ -7,12 +7,12 @@ from pathlib import Path
 
 from omegaconf import DictConfig
 
-from bgzero.arena.match import play_matches_from_specs, summarise_matches
-from bgzero.arena.matchfiles import write_match_file
 from bgzero.atomic import atomic_write_text
 from bgzero.cli import agents_preflight, hydra_main, one_line_errors
 from bgzero.config_check import MATCH, check, count_of_processes
 from bgzero.errors import ConfigError, Interrupted
+from bgzero.match.files import write_match_file
+from bgzero.match.runner import play_matches_from_specs, summarise_matches
 from bgzero.ui.replay import show_match
 
 FORMATS = {"mat": (".mat",), "sgf": (".sgf",), "both": (".mat", ".sgf")}

@@ -6,10 +6,10 @@ import numpy as np
 from omegaconf import DictConfig
 
 from bgzero.agents.specs import make_agent, spec_name
-from bgzero.arena.match import MatchRecord
-from bgzero.arena.matchfiles import check_suffix
 from bgzero.cli import hydra_main, one_line_errors
 from bgzero.config_check import PLAY, check
+from bgzero.match.files import check_suffix
+from bgzero.match.record import MatchRecord
 from bgzero.ui.play import Hints, PlaySession
 from bgzero.ui.render import ASCII, UNICODE
 

@@ -5,7 +5,7 @@ import json
 from omegaconf import DictConfig
 
 from bgzero.agents.specs import checkpoint_file
-from bgzero.arena.analysis import parse_dice, read_match, read_position_and_match
+from bgzero.analysis.position import parse_dice, read_match_id, read_position_and_match
 from bgzero.atomic import atomic_write_text
 from bgzero.cli import PROBS_HEADER, hydra_main, one_line_errors, probs_columns
 from bgzero.config_check import ROLLOUT, check, distinct_files
@@ -27,7 +27,7 @@ def run(cfg: DictConfig) -> dict:
     if cfg.position is None:
         raise ConfigError("no position: pass a gnubg Position ID, e.g. position=4HPwATDgc/ABMA")
     board, info = read_position_and_match(str(cfg.position))  # PositionID:MatchID and XGIDs carry a match
-    info = read_match(str(cfg.match)) if cfg.match is not None else info
+    info = read_match_id(str(cfg.match)) if cfg.match is not None else info
     dice = parse_dice(cfg.dice) if cfg.dice is not None else None
     if dice is None and info is not None and info.dice != (0, 0):
         dice = info.dice

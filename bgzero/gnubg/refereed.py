@@ -18,13 +18,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bgzero.agents.base import Agent
-from bgzero.arena.match import MOVE as PLAY
-from bgzero.arena.match import MatchRecord
-from bgzero.arena.sgf import SgfFormatError, read_sgf
 from bgzero.engine.notation import parse_move
 from bgzero.errors import BgzeroError, IllegalMoveError
 from bgzero.gnubg.fibs import MOVE
 from bgzero.gnubg.serve import Answer, ExternalPlayer, Server
+from bgzero.match.record import MOVE as PLAY
+from bgzero.match.record import MatchRecord
+from bgzero.match.sgf import SgfFormatError, read_sgf
 
 GNUBG = "/usr/games/gnubg"
 NAMES = ("gnubg", "bgzero")  # gnubg's players 0 and 1; SGF colours W and B

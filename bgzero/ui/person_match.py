@@ -15,12 +15,12 @@ import numpy as np
 
 from bgzero.agents.base import Agent
 from bgzero.agents.search import evaluate_ply
-from bgzero.arena.match import DOUBLE, MOVE, PASSED, Action, MatchGame, MatchRecord
 from bgzero.cube import PASS, TAKE, MatchState, after_take, award, drop_points, points_for
 from bgzero.engine.board import START, borne_off
 from bgzero.engine.game import game_results, opening_roll, roll
 from bgzero.engine.movegen import generate
 from bgzero.errors import ConfigError
+from bgzero.match.record import DOUBLE, MOVE, PASSED, Action, MatchGame, MatchRecord
 from bgzero.ui.render import KINDS, player_view
 from bgzero.value.probs import equity
 

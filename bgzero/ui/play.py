@@ -3,8 +3,8 @@
 :class:`PlaySession` reads commands from any text stream and writes to another, so a pipe
 or a test drives a whole match with the same code a person uses at the keyboard. The
 person is player 0 (the left column of the ``.mat`` transcript, the bottom of the board)
-and the bot player 1; every action is recorded as :mod:`bgzero.arena.match` records, so the
-match saves as a ``.mat`` or ``.sgf`` file (:mod:`bgzero.arena.matchfiles`) that GNU Backgammon loads.
+and the bot player 1; every action is recorded as :mod:`bgzero.match.record` records, so the
+match saves as a ``.mat`` or ``.sgf`` file (:mod:`bgzero.match.files`) that GNU Backgammon loads.
 
 Boards are drawn by :mod:`bgzero.ui.render`, from player 0's side whoever is on roll.
 """
@@ -20,9 +20,7 @@ import numpy as np
 from bgzero.agents.base import Agent
 from bgzero.agents.pubeval import pubeval_scores
 from bgzero.agents.specs import parse_spec
-from bgzero.arena.analysis import cube_analysis, equity_label, evaluator_from_spec, rank_moves
-from bgzero.arena.match import MatchRecord
-from bgzero.arena.matchfiles import write_match_file
+from bgzero.analysis.position import cube_analysis, equity_label, evaluator_from_spec, rank_moves
 from bgzero.cube import MatchState, may_double, to_match_info
 from bgzero.engine.board import swap_sides
 from bgzero.engine.classify import is_race
@@ -30,6 +28,8 @@ from bgzero.engine.movegen import generate
 from bgzero.engine.notation import format_steps
 from bgzero.engine.position import Position
 from bgzero.errors import BgzeroError, IllegalMoveError
+from bgzero.match.files import write_match_file
+from bgzero.match.record import MatchRecord
 from bgzero.ui.person_match import GameOver, PersonMatch, bot_play
 from bgzero.ui.render import KINDS, UNICODE, BoardStyle, describe_cube, describe_score, player_view, render_board
 

@@ -1,8 +1,8 @@
 """Watching games: every action of a match record with the board, at a chosen pace.
 
-:func:`show_match` draws a :class:`~bgzero.arena.match.MatchRecord` action by action (a bot match
+:func:`show_match` draws a :class:`~bgzero.match.record.MatchRecord` action by action (a bot match
 just played, ``bgzero-match ... show=true``); :func:`replay_mat` does the same for a
-``.mat`` or ``.sgf`` file, read and checked by :mod:`bgzero.arena.matchfiles`; ``bgzero-replay``
+``.mat`` or ``.sgf`` file, read and checked by :mod:`bgzero.match.files`; ``bgzero-replay``
 (:mod:`bgzero.cli.replay`) is the command.
 """
 
@@ -12,12 +12,12 @@ import time
 from collections.abc import Callable
 from typing import TextIO
 
-from bgzero.arena.match import DOUBLE, MOVE, PASSED, MatchGame, MatchRecord
-from bgzero.arena.matchfiles import read_match_file
 from bgzero.cube import PASS, TAKE, MatchState, after_take
 from bgzero.engine.board import START
 from bgzero.engine.game import game_results
 from bgzero.engine.notation import format_steps, parse_move
+from bgzero.match.files import read_match_file
+from bgzero.match.record import DOUBLE, MOVE, PASSED, MatchGame, MatchRecord
 from bgzero.ui.render import KINDS, UNICODE, BoardStyle, describe_score, player_view, render_board
 
 

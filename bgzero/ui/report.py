@@ -11,7 +11,7 @@ import html
 import io
 from pathlib import Path
 
-from bgzero.arena.match_analysis import MatchAnalysis, format_summary, worst_decisions
+from bgzero.analysis.match import MatchAnalysis, format_summary, worst_decisions
 from bgzero.atomic import atomic_write_text
 from bgzero.cube import from_match_info
 from bgzero.engine.ids import board_from_position_id, match_info_from_id

@@ -1,8 +1,8 @@
 """The HTTP JSON API and the page, as one FastAPI app: :func:`create_app`.
 
-Thin over :mod:`bgzero.arena.analysis` (ranked moves, evaluations, cube actions),
+Thin over :mod:`bgzero.analysis.position` (ranked moves, evaluations, cube actions),
 :mod:`bgzero.web.games` (a person's match, kept per session id) and :mod:`bgzero.web.watch`
-(two agents' match, an uploaded ``.mat`` or ``.sgf``), and :mod:`bgzero.arena.match_analysis`
+(two agents' match, an uploaded ``.mat`` or ``.sgf``), and :mod:`bgzero.analysis.match`
 (an upload judged, with :mod:`bgzero.ui.report`'s page). A position is a Position ID,
 ``PositionID:MatchID`` or an XGID; the match state either of the last two carries is used
 unless a ``match`` parameter overrides it. Every bgzero error becomes a 4xx answer
@@ -33,23 +33,23 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
 
 from bgzero.agents.specs import parse_spec
-from bgzero.arena.analysis import (
+from bgzero.analysis.match import analyse_match, decision_dict, worst_decisions
+from bgzero.analysis.position import (
     cube_analysis,
     equity_label,
     evaluate_position,
     match_context,
     parse_dice,
     rank_moves,
-    read_match,
+    read_match_id,
     read_position_and_match,
 )
-from bgzero.arena.match import play_matches
-from bgzero.arena.match_analysis import analyse_match, decision_dict, worst_decisions
-from bgzero.arena.matfile import MatFormatError, format_match, parse_match
-from bgzero.arena.sgf import SgfFormatError, parse_sgf
 from bgzero.cube import MatchState, from_match_info, to_match_info
 from bgzero.engine.ids import MatchInfo
 from bgzero.errors import BgzeroError, ConfigError
+from bgzero.match.mat import MatFormatError, format_match, parse_match
+from bgzero.match.runner import play_matches
+from bgzero.match.sgf import SgfFormatError, parse_sgf
 from bgzero.ui.report import format_report
 from bgzero.web.engine import BusyError, Engine
 from bgzero.web.games import ANSWER, MOVING, ROLL, ServerFullError, Sessions, UnknownSessionError, WebGame
@@ -369,7 +369,7 @@ def create_app(engine: Engine, *, default_agent: str, hint_agent: str | None = N
 
 
 def _match(text: str | None) -> MatchInfo | None:
-    return read_match(text.strip()) if text is not None and text.strip() else None
+    return read_match_id(text.strip()) if text is not None and text.strip() else None
 
 
 def _position(text: str, match: str | None) -> tuple[np.ndarray, MatchInfo | None]:

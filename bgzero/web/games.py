@@ -3,7 +3,7 @@
 The game lives on the server, not in the page, for three reasons: the dice come from the
 session's seeded generator (a page cannot pick its own rolls, and a seed replays the
 match), the bot's moves and cube answers run next to the agents, and the finished games
-are :mod:`bgzero.arena.match` records that save as ``.mat`` or ``.sgf`` exactly as ``bgzero-play``'s do.
+are :mod:`bgzero.match.record` records that save as ``.mat`` or ``.sgf`` exactly as ``bgzero-play``'s do.
 The page only draws :meth:`WebGame.view` and sends actions; composing a move checker by
 checker (and undoing those steps) happens in the page, which sends the finished play.
 
@@ -24,13 +24,13 @@ from collections import OrderedDict
 import numpy as np
 
 from bgzero.agents.base import Agent
-from bgzero.arena.match import MatchRecord
-from bgzero.arena.matfile import format_match
-from bgzero.arena.sgf import format_sgf
 from bgzero.cube import may_double
 from bgzero.engine.notation import format_steps
 from bgzero.engine.position import Position
 from bgzero.errors import BgzeroError, ConfigError
+from bgzero.match.mat import format_match
+from bgzero.match.record import MatchRecord
+from bgzero.match.sgf import format_sgf
 from bgzero.ui.person_match import GameOver, PersonMatch, bot_play
 from bgzero.ui.render import KINDS, describe_score, player_view
 from bgzero.web.watch import final_score

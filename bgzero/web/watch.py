@@ -7,10 +7,10 @@ its own pace) and to replay an uploaded ``.mat`` file. Boards are player 0's vie
 
 from __future__ import annotations
 
-from bgzero.arena.match import DOUBLE, MOVE, PASSED, MatchRecord
 from bgzero.cube import PASS, TAKE, MatchState, after_take
 from bgzero.engine.board import START
 from bgzero.engine.notation import format_steps, parse_move
+from bgzero.match.record import DOUBLE, MOVE, PASSED, MatchRecord
 from bgzero.ui.render import KINDS, player_view
 
 

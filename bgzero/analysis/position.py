@@ -125,7 +125,7 @@ def read_position_and_match(text) -> tuple[np.ndarray, MatchInfo | None]:
         raise InvalidPositionError(f"Position ID {shown(text)}: {e}") from None
 
 
-def read_match(text) -> MatchInfo:
+def read_match_id(text) -> MatchInfo:
     """The match state of a Match ID, refused with the ID named if it is malformed or records no game in play."""
     try:
         info = match_info_from_id(text)

@@ -1,6 +1,6 @@
 """Match transcripts in the plain-text ``.mat`` format (JellyFish's) that GNU Backgammon imports.
 
-:func:`format_match` writes a :class:`~bgzero.arena.match.MatchRecord` exactly as gnubg's ``export
+:func:`format_match` writes a :class:`~bgzero.match.record.MatchRecord` exactly as gnubg's ``export
 match mat`` (``ExportGameJF``, gnubg 1.07) writes the same match after importing it:
 
 * ``; `` comment lines, a blank line, `` N point match`` (``0`` for a money session); a money
@@ -44,14 +44,14 @@ from pathlib import Path
 
 import numpy as np
 
-from bgzero.arena.match import DOUBLE, MOVE, MatchGame, MatchRecord
-from bgzero.arena.transcript import GameReplay, RuleBroken
 from bgzero.atomic import atomic_write_text
 from bgzero.cube import PASS, TAKE, MatchState, award
 from bgzero.engine.board import START
 from bgzero.engine.game import game_results
 from bgzero.engine.notation import parse_move
 from bgzero.errors import BgzeroError, shown
+from bgzero.match.record import DOUBLE, MOVE, MatchGame, MatchRecord
+from bgzero.match.transcript import GameReplay, RuleBroken
 
 NAME_LENGTH = 31  # gnubg's MAX_NAME_LEN less its terminator: the importer keeps this much
 _LEFT = 27  # width of the left column's text; the right column starts at character 33
@@ -91,7 +91,7 @@ def format_match(record: MatchRecord, comments: tuple[str, ...] = ()) -> str:
     return "".join(out)
 
 
-def write_match(path, record: MatchRecord, comments: tuple[str, ...] = ()) -> Path:
+def write_mat(path, record: MatchRecord, comments: tuple[str, ...] = ()) -> Path:
     """Write ``record`` as a ``.mat`` file at ``path`` (parents created)."""
     return atomic_write_text(path, format_match(record, comments))
 
@@ -173,7 +173,7 @@ def read_text(path, error: type[BgzeroError]) -> str:
         return data.decode("latin-1")
 
 
-def read_match(path, *, jacoby: bool = False) -> MatchRecord:
+def read_mat(path, *, jacoby: bool = False) -> MatchRecord:
     """:func:`parse_match` of the ``.mat`` file at ``path`` (read by :func:`read_text`)."""
     return parse_match(read_text(path, MatFormatError), jacoby=jacoby)
 

@@ -11,7 +11,7 @@ W's points 1-24, ``y`` the bar and ``z`` off, all from W's side, so B's point ``
 letter of ``25 - p``. Other properties (gnubg's analysis ``A``, ``DA``, marks, comments) are
 skipped on reading. The last game may have no ``RE``: a game saved unfinished.
 
-:func:`parse_sgf` replays every game under the rules (:mod:`bgzero.arena.transcript`: turns,
+:func:`parse_sgf` replays every game under the rules (:mod:`bgzero.match.transcript`: turns,
 legal plays, legal doubles; and the scores adding up), so a file that reads is a match that
 was played; anything else is a :class:`SgfFormatError` naming the game and node.
 """
@@ -21,12 +21,12 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from bgzero.arena.match import DOUBLE, MOVE, Action, MatchGame, MatchRecord
-from bgzero.arena.matfile import read_text
-from bgzero.arena.transcript import GameReplay, RuleBroken
 from bgzero.atomic import atomic_write_text
 from bgzero.cube import PASS, TAKE, MatchState, award
 from bgzero.errors import BgzeroError
+from bgzero.match.mat import read_text
+from bgzero.match.record import DOUBLE, MOVE, Action, MatchGame, MatchRecord
+from bgzero.match.transcript import GameReplay, RuleBroken
 
 COLOURS = "WB"  # players 0 and 1
 _LETTERS = "abcdefghijklmnopqrstuvwx"  # W's points 1-24

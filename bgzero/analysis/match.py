@@ -1,9 +1,9 @@
 """A match analysed as a player reads gnubg's ``analyse match``: every decision judged, each player rated.
 
-Each game of a :class:`~bgzero.arena.match.MatchRecord` is replayed; at every checker play
+Each game of a :class:`~bgzero.match.record.MatchRecord` is replayed; at every checker play
 the agent ranks the legal plays (:func:`judge_play`) and at every turn where the side on
 roll may double it weighs the cube (:func:`judge_cube`), both through
-:mod:`bgzero.arena.analysis`, so their equities are the ones ``bgzero-hint`` shows.
+:mod:`bgzero.analysis.position`, so their equities are the ones ``bgzero-hint`` shows.
 Errors are in normalised equity (the cube at 1); gnubg's marks use its thresholds
 (doubtful 0.04, bad 0.08, very bad 0.16) and its rating labels its error-rate bands.
 
@@ -28,7 +28,6 @@ import numpy as np
 from tqdm import tqdm
 
 from bgzero.agents.cubeful import cube_decisions, score_moves
-from bgzero.arena.match import DOUBLE, MOVE, MatchGame, MatchRecord
 from bgzero.cube import TAKE, MatchState, after_take, may_double, to_match_info
 from bgzero.engine.board import START
 from bgzero.engine.game import ROLL_WEIGHTS, ROLLS
@@ -36,6 +35,7 @@ from bgzero.engine.ids import board_from_position_id, match_id, position_id
 from bgzero.engine.movegen import generate
 from bgzero.engine.notation import format_steps, parse_move
 from bgzero.engine.segments import segment_argmax
+from bgzero.match.record import DOUBLE, MOVE, MatchGame, MatchRecord
 
 MARKS = ((0.16, "very bad"), (0.08, "bad"), (0.04, "doubtful"))  # gnubg's arSkillLevel
 RATINGS = ((0.005, "Supernatural"), (0.010, "World class"), (0.015, "Expert"), (0.020, "Advanced"),

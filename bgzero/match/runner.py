@@ -10,8 +10,8 @@ cube (:func:`~bgzero.cube.state.points_for`).
 Many matches run in lockstep, so each agent sees one batch per turn, like
 :mod:`bgzero.arena.duplicate`. The dice of a match come only from its own seed, and processes get
 fixed shards of seeds drawn in the parent, with agents built afresh per shard: the records
-do not depend on the number of processes. Every action is recorded for the ``.mat``
-transcript (:mod:`bgzero.arena.matfile`).
+do not depend on the number of processes. Every action is recorded
+(:mod:`bgzero.match.record`) for the ``.mat`` transcript (:mod:`bgzero.match.mat`).
 """
 
 from __future__ import annotations
@@ -27,85 +27,14 @@ from tqdm import tqdm
 
 from bgzero.agents.base import Agent
 from bgzero.agents.specs import make_agent, spec_name
-from bgzero.cube import PASS, TAKE, MatchState, after_take, award, drop_points, match_winner, may_double, points_for
+from bgzero.cube import PASS, TAKE, MatchState, after_take, award, drop_points, may_double, points_for
 from bgzero.engine.board import START
 from bgzero.engine.game import check_length, game_results, opening_roll, roll
 from bgzero.engine.movegen import generate
 from bgzero.errors import ConfigError
 from bgzero.interrupts import follow_the_main_process
+from bgzero.match.record import DOUBLE, MOVE, PASSED, Action, MatchGame, MatchRecord
 from bgzero.value.threads import set_torch_threads
-
-MOVE, DOUBLE = "move", "double"  # with TAKE and PASS, the cube answers, the kinds of an Action
-PASSED = 0  # MatchGame.kind of a game that ended on a passed double
-
-
-@dataclass(frozen=True)
-class Action:
-    """One transcript entry: ``player`` moves, doubles, takes or drops (``kind``).
-
-    A move has its ``dice``, larger first, and its ``steps``: ``(from, to)`` pairs in the
-    mover's numbering (25 the bar, 0 off) in gnubg's canonical order, highest source first,
-    empty when the roll cannot be played.
-    """
-
-    player: int
-    kind: str
-    dice: tuple[int, int] | None = None
-    steps: tuple[tuple[int, int], ...] = ()
-
-
-@dataclass(frozen=True)
-class MatchGame:
-    """A finished game: the score and Crawford flag it started with, its actions, and the result.
-
-    ``kind`` is 1-3 (single, gammon, backgammon: borne off) or :data:`PASSED`; ``cube`` the
-    cube value it was won at (for a pass, the value before the refused double); ``points``
-    what the winner scored (gammons single under an active Jacoby rule; not capped at the
-    match length). ``resigned``: the loser gave up a ``kind`` game before it was over (games
-    read from gnubg's files, or given up by a person in bgzero-play or bgzero-web). A game left
-    unfinished (:attr:`MatchRecord.unfinished`) has ``winner`` ``None`` and 0 for the rest.
-    """
-
-    score: tuple[int, int]
-    crawford: bool
-    actions: tuple[Action, ...]
-    winner: int | None
-    kind: int
-    cube: int
-    points: int
-    resigned: bool = False
-
-    @classmethod
-    def in_progress(cls, start: MatchState, actions) -> MatchGame:
-        """A game saved unfinished: begun at ``start``, ``actions`` so far, no result."""
-        return cls(start.score, start.crawford, tuple(actions), None, 0, 0, 0)
-
-
-@dataclass(frozen=True)
-class MatchRecord:
-    """A match to ``length`` points, or a money session (``length`` 0), between ``names``.
-
-    ``score`` is the final score: capped at the length in a match, running totals in money.
-    ``unfinished``: the game in progress when the match was saved (``bgzero-play``'s ``save``,
-    ``bgzero-web``'s downloads), starting at ``score``; it scores nothing.
-    """
-
-    length: int
-    names: tuple[str, str]
-    games: tuple[MatchGame, ...]
-    score: tuple[int, int]
-    jacoby: bool = False
-    unfinished: MatchGame | None = None
-
-    @property
-    def winner(self) -> int | None:
-        """The player who won the match; ``None`` for money."""
-        return match_winner(MatchState(self.length, self.score)) if self.length else None
-
-    @property
-    def empty(self) -> bool:
-        """No game with an action, finished or not: a file of it would hold nothing a reader can load."""
-        return not self.games and self.unfinished is None
 
 
 class _Live:

@@ -1,6 +1,6 @@
 """A game transcript replayed action by action under the rules: the one check behind every match file.
 
-The ``.mat`` and SGF readers (:mod:`bgzero.arena.matfile`, :mod:`bgzero.arena.sgf`) parse their
+The ``.mat`` and SGF readers (:mod:`bgzero.match.mat`, :mod:`bgzero.match.sgf`) parse their
 formats and hand each action to a :class:`GameReplay`: players take turns from the opening
 roll on, a double must be legal in its state and answered by the other player, a play must
 be a legal play of its roll, and a game ends at a bear-off, a dropped double or a
@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bgzero.arena.match import DOUBLE, MOVE, PASSED, Action, MatchGame
 from bgzero.cube import PASS, TAKE, IllegalCubeActionError, MatchState, after_take, drop_points, points_for
 from bgzero.engine.board import START
 from bgzero.engine.game import game_results
 from bgzero.engine.notation import parse_move
 from bgzero.errors import IllegalMoveError, InvalidDiceError
+from bgzero.match.record import DOUBLE, MOVE, PASSED, Action, MatchGame
 
 
 class RuleBroken(ValueError):
@@ -26,7 +26,7 @@ class RuleBroken(ValueError):
 
 @dataclass(frozen=True)
 class GameEnd:
-    """How a replayed game ended: ``kind`` 1-3 or :data:`~bgzero.arena.match.PASSED`, ``points`` scored."""
+    """How a replayed game ended: ``kind`` 1-3 or :data:`~bgzero.match.record.PASSED`, ``points`` scored."""
 
     winner: int
     kind: int

@@ -1,0 +1,9 @@
+"""Matches: what a match is, how two agents play one, and the files it is saved in.
+
+:mod:`~bgzero.match.record` holds the records (:class:`~bgzero.match.record.Action`,
+:class:`~bgzero.match.record.MatchGame`, :class:`~bgzero.match.record.MatchRecord`);
+:mod:`~bgzero.match.runner` plays cubeful matches and money sessions between two agents and
+sums them up; :mod:`~bgzero.match.transcript` replays a game under the rules for the readers
+of gnubg's ``.mat`` (:mod:`~bgzero.match.mat`) and SGF (:mod:`~bgzero.match.sgf`) files, and
+:mod:`~bgzero.match.files` picks between the two by a path's suffix.
+"""
