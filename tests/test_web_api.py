@@ -229,9 +229,14 @@ def test_watch_and_an_upload_analysed(client):
     assert client.post("/api/watch", json={"a": "pubeval", "b": "gnubg"}).status_code == 400
 
 
-def test_a_chunked_upload_past_the_limit_is_413_as_a_declared_one_is(client):
-    r = client.post("/api/match", content=iter([b"x" * 15_000, b"x" * 15_000]))  # no Content-Length to check
-    assert r.status_code == 413 and "20000-byte limit" in r.json()["error"]
+@pytest.mark.parametrize("path, chunks", [
+    ("/api/match", [b"x" * 15_000, b"x" * 15_000]),
+    ("/api/rollout", [b'{"position": "', b"x" * 15_000, b"x" * 15_000, b'"}']),  # a JSON body, read by FastAPI
+])
+def test_a_chunked_body_past_the_limit_is_413_as_a_declared_one_is(client, path, chunks):
+    r = client.post(path, content=iter(chunks), headers={"content-type": "application/json"})  # no Content-Length
+    assert r.status_code == 413 and r.json() == {"error": "request body over the 20000-byte limit"}
+    assert client.get("/api/agents").status_code == 200
 
 
 def test_a_broken_chunked_body_logs_no_traceback(caplog):

@@ -51,6 +51,7 @@ from bgzero.match.mat import MatFormatError, format_match, parse_match
 from bgzero.match.runner import play_matches
 from bgzero.match.sgf import SgfFormatError, parse_sgf
 from bgzero.ui.report import format_report
+from bgzero.web.body_limit import BodyLimit
 from bgzero.web.engine import BusyError, Engine
 from bgzero.web.games import ANSWER, MOVING, ROLL, ServerFullError, Sessions, UnknownSessionError, WebGame
 from bgzero.web.rollouts import MOST_TOP, MOST_TRIALS, RolloutJob, RolloutRequest, RolloutRunner, run_rollout
@@ -59,10 +60,6 @@ from bgzero.web.watch import frames, summary
 STATIC = Path(__file__).resolve().parent / "static"
 CLIENT_COOKIE = "bgzero_client"  # the browser's id: its games are its own
 POSITION_HELP = "gnubg Position ID (side on roll), PositionID:MatchID, or an XGID"
-
-
-class BodyTooLarge(ConfigError):
-    """A request body past ``upload_bytes``: answered 413, as a declared length over it is."""
 
 
 class BodyCutOff(ConfigError):
@@ -135,7 +132,6 @@ def create_app(engine: Engine, *, default_agent: str, hint_agent: str | None = N
     @app.exception_handler(BgzeroError)
     async def bgzero_error(request: Request, e: BgzeroError):
         status = (404 if isinstance(e, UnknownSessionError) else
-                  413 if isinstance(e, BodyTooLarge) else
                   503 if isinstance(e, (BusyError, ServerFullError)) else 400)
         return JSONResponse({"error": str(e)}, status_code=status)
 
@@ -145,12 +141,7 @@ def create_app(engine: Engine, *, default_agent: str, hint_agent: str | None = N
                  for err in e.errors()]
         return JSONResponse({"error": "; ".join(parts)}, status_code=422)
 
-    @app.middleware("http")
-    async def cap_body(request: Request, call_next):
-        length = request.headers.get("content-length")
-        if length is not None and (not (length.isascii() and length.isdigit()) or int(length) > upload_bytes):
-            return JSONResponse({"error": f"request body over the {upload_bytes}-byte limit"}, status_code=413)
-        return await call_next(request)
+    app.add_middleware(BodyLimit, limit=upload_bytes)  # every body, chunked or not
 
     def agent_of(spec: str | None) -> str:
         return engine.check(spec if spec is not None else default_agent)
@@ -342,7 +333,7 @@ def create_app(engine: Engine, *, default_agent: str, hint_agent: str | None = N
     async def upload(request: Request, agent: str | None = Query(None, description="a network agent; its ply"),
                      report: bool = Query(False, description="include the self-contained HTML report")):
         spec = agent_of(agent)
-        text = await _read_capped(request, upload_bytes)
+        text = await _read_text(request)
 
         def work():
             record = _parse_upload(text)
@@ -400,14 +391,12 @@ def _parse_upload(text: str):
         raise type(e)(f"the uploaded file is not a {'.sgf' if sgf else '.mat'} match bgzero can read: {e}") from None
 
 
-async def _read_capped(request: Request, limit: int) -> str:
-    """The body as text, refused once it passes ``limit`` bytes (a chunked upload has no length to check first)."""
+async def _read_text(request: Request) -> str:
+    """The body as text (:class:`~bgzero.web.body_limit.BodyLimit` has capped its size)."""
     data = bytearray()
     try:
         async for chunk in request.stream():
             data += chunk
-            if len(data) > limit:
-                raise BodyTooLarge(f"request body over the {limit}-byte limit")
     except ClientDisconnect:
         raise BodyCutOff("the request body was cut off before its end") from None
     if not data.strip():
