@@ -242,13 +242,32 @@ def _writable(key: str, directory: Path) -> None:
         raise ConfigError(f"{key}: cannot write under {directory}: {probe} refuses new files ({e.strerror})") from None
 
 
-MOST_PROCESSES = max(64, 8 * (os.cpu_count() or 1))
-"""Worker processes past this only share the same cores, each holding its own memory: a typo's
-``processes=100000`` would spawn until something kills them."""
+MOST_PROCESSES_VARIABLE = "BGZERO_MOST_PROCESSES"
+
+
+def most_processes() -> int:
+    """Worker processes past this only share the same cores, each holding its own memory: a typo's
+    ``processes=100000`` would spawn until something kills them. A user who means it (Ray actors
+    on a cluster are not this machine's cores) sets their own cap in ``$BGZERO_MOST_PROCESSES``."""
+    given = os.environ.get(MOST_PROCESSES_VARIABLE)
+    if given is None:
+        return max(64, 8 * (os.cpu_count() or 1))
+    if not (given.isascii() and given.isdigit() and int(given) >= 1):
+        raise ConfigError(f"{MOST_PROCESSES_VARIABLE}={given!r}: give a whole number of processes >= 1")
+    return int(given)
+
+
+def processes(least: int = 1, *, auto: bool = False) -> Rule:
+    """A count of worker processes in ``[least, most_processes()]``, the cap read when checked."""
+    def rule(key, value):
+        why = (f"{os.cpu_count() or 1} cores here; more processes only share them; "
+               f"{MOST_PROCESSES_VARIABLE}=N raises the cap")
+        whole(least, most_processes(), auto=auto, why=why)(key, value)
+    return rule
 
 
 def count_of_processes(key: str, value) -> int:
-    """``processes=auto`` (one per core) or a whole number in ``[1, MOST_PROCESSES]``."""
+    """``processes=auto`` (one per core) or a whole number in ``[1, most_processes()]``."""
     PROCESSES(key, value)
     return os.cpu_count() or 1 if value == "auto" else value
 
@@ -256,9 +275,8 @@ def count_of_processes(key: str, value) -> int:
 AGENT = text()
 SEED = whole(0, 2**63 - 1, why="numpy and torch take seeds below 2^63")
 PLY = whole(0, 2)
-_CORES = f"{os.cpu_count() or 1} cores here; more processes only share them"
-PROCESSES = whole(1, MOST_PROCESSES, auto=True, why=_CORES)
-WORKERS = whole(0, MOST_PROCESSES, auto=True, why=_CORES)
+PROCESSES = processes(auto=True)
+WORKERS = processes(0, auto=True)
 GAMES = whole(0, 10**10, why="ten billion games is years of play on one machine")
 TRIALS = whole(1, 10**9, why="a billion trials a play is days of work; seconds= or se= stop a rollout sooner")
 WIDTHS_MOST = 65_536
@@ -296,8 +314,8 @@ PLAY = {"bot": AGENT, "name": text(), "length": MATCH_LENGTH, "games": whole(0),
         "seed": whole(0, null=True), "hint": text(null=True), "hint_moves": whole(1), "confirm": flag(),
         "board": choice("unicode", "ascii"), "colour": choice("auto", True, False), "save": output_file(null=True)}
 WEB = {"host": text(), "port": whole(0, 65535), "agents": agent_list(), "default_agent": AGENT,
-       "hint_agent": text(null=True), "workers": whole(1, MOST_PROCESSES, why=_CORES), "queue": whole(1),
-       "long_workers": whole(1, MOST_PROCESSES, why=_CORES), "long_queue": whole(1),
+       "hint_agent": text(null=True), "workers": processes(), "queue": whole(1),
+       "long_workers": processes(), "long_queue": whole(1),
        "sessions": whole(1), "games_per_client": whole(1), "idle_minutes": number(above=0), "upload_bytes": whole(1), "connections": whole(1),
        "log_level": choice("critical", "error", "warning", "info", "debug", "trace", fold_case=True)}
 SERVE = {"agent": AGENT, "host": text(), "port": whole(0, 65535), "connections": whole(1, null=True),
@@ -312,7 +330,7 @@ ANALYZE = {"input": text(null=True), "output": output_file(null=True), "agent": 
 HINT = {"agent": AGENT, "rollout": whole(1, 10**9, null=True, why="trials a play; a billion is days of work"), "rollout_top": whole(1), "rollout_seed": SEED}
 ROLLOUT = {"top": whole(1), "agent": AGENT, "judge": text(null=True), "trials": TRIALS, "truncate": whole(1, null=True),
            "cubeful": flag(), "vr": flag(), "seed": SEED, "se": number(above=0, null=True),
-           "seconds": number(above=0, null=True), "processes": whole(1, MOST_PROCESSES, why=_CORES), "backend": choice("local", "ray"),
+           "seconds": number(above=0, null=True), "processes": processes(), "backend": choice("local", "ray"),
            "ray_address": text(null=True), "batch": whole(1), "prune": flag(), "database": flag(),
            "output": output_file(null=True), "progress": flag()}
 PRUNE = {"checkpoint": text(null=True), "out": output_file(null=True), "positions": whole(1, 10**8, why="a hundred million positions fill memory"),
@@ -326,13 +344,13 @@ ITERATE = {
     "candidates.positions": whole(1), "candidates.parallel_games": whole(1, 100_000), "candidates.top": whole(2), "candidates.explore": number(0, 1),
     "candidates.classes": subset("contact", "race"),
     "labelling.teacher": text(null=True), "labelling.ply": PLY, "labelling.labels": whole(1, null=True),
-    "labelling.chunk": whole(96), "labelling.processes": whole(1, MOST_PROCESSES, why=_CORES), "labelling.backend": choice("local", "ray"),
+    "labelling.chunk": whole(96), "labelling.processes": processes(), "labelling.backend": choice("local", "ray"),
     "labelling.ray.address": text(null=True),
     "finetune.epochs": whole(1), "finetune.lr": number(above=0, most=1), "finetune.anchor": number(0), "finetune.calibrate": number(0),
     "finetune.widen": whole(0), "finetune.race": flag(), "finetune.prune_positions": whole(1000),
     "finetune.earlier": whole(0),
     "gate.games": whole(2), "gate.chunk": whole(2), "gate.ply": PLY, "gate.opponents": agent_list(),
-    "gate.move_errors": flag(), "gate.margin": number(), "gate.processes": whole(1, MOST_PROCESSES, why=_CORES),
+    "gate.move_errors": flag(), "gate.margin": number(), "gate.processes": processes(),
 }
 
 

@@ -150,8 +150,9 @@ def test_an_interpolation_that_does_not_resolve_is_one_line(module, args):
 
 def _too_big(seed: int = 6) -> list[tuple[str, str, str]]:
     """(schema, key, value): sizes no run can reach, each just past its bound and far past it."""
-    from bgzero.config_check import MOST_PROCESSES
+    from bgzero.config_check import most_processes
 
+    MOST_PROCESSES = most_processes()
     rng = random.Random(seed)
     cases = [("TRAIN", "train.games", 10**10), ("TRAIN", "seed", 2**63 - 1), ("TRAIN", "td.lr", 10),
              ("TRAIN", "selfplay.parallel_games", 100_000), ("TRAIN", "selfplay.games_per_chunk", 100_000),
@@ -163,6 +164,21 @@ def _too_big(seed: int = 6) -> list[tuple[str, str, str]]:
         for past in (bound + 1 if isinstance(bound, int) else bound * 1.01, bound * rng.randint(10, 10**6)):
             out.append((schema, key, past))
     return out + [("TRAIN", "net.hidden", [65_537]), ("TRAIN", "td.lr", 1e30), ("TRAIN", "seed", 10**29)]
+
+
+def test_a_user_who_means_more_processes_raises_the_cap(monkeypatch):
+    from omegaconf import OmegaConf
+
+    from bgzero.config_check import EVAL, check, most_processes
+
+    many = {"a": "pubeval", "b": "random", "processes": most_processes() + 1}
+    with pytest.raises(ConfigError, match="BGZERO_MOST_PROCESSES=N raises the cap"):
+        check(OmegaConf.create(many), EVAL)
+    monkeypatch.setenv("BGZERO_MOST_PROCESSES", str(most_processes() + 1))
+    check(OmegaConf.create(many), EVAL)  # insisted on: allowed
+    monkeypatch.setenv("BGZERO_MOST_PROCESSES", "lots")
+    with pytest.raises(ConfigError, match="BGZERO_MOST_PROCESSES='lots'"):
+        check(OmegaConf.create(many), EVAL)
 
 
 def test_every_size_has_a_bound_that_says_why():
