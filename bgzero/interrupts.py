@@ -17,6 +17,7 @@ import signal
 import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 
 PARENT_POLL_SECONDS = 0.2
@@ -44,6 +45,12 @@ def starting_workers() -> Iterator[None]:
     """Start worker processes inside this. They begin with SIGINT blocked (a signal mask survives
     fork and exec); here a Ctrl-C waits until every worker is started, then raises: one cut short
     in its start would have read half its instructions and printed an ``EOFError`` traceback."""
+    # The first pool's semaphores start multiprocessing's resource tracker, which blocks and then
+    # *unblocks* SIGINT around its own start, undoing the block below for every worker after it:
+    # start it first. (CPython's multiprocessing.resource_tracker; tests/test_user_faults.py's
+    # Ctrl-C-while-workers-start cases fail without this.)
+    from multiprocessing import resource_tracker
+    resource_tracker.ensure_running()
     main = threading.current_thread() is threading.main_thread()  # only it handles signals (a server's threads do not)
     caught = []
     previous = signal.signal(signal.SIGINT, lambda *_: caught.append(True)) if main else None  # another thread may take it
@@ -56,3 +63,25 @@ def starting_workers() -> Iterator[None]:
             signal.signal(signal.SIGINT, previous)
     if caught:
         raise KeyboardInterrupt
+
+
+def _started() -> None:
+    """A no-op task: its answer says a worker has run its initializer."""
+
+
+def started_executor(processes: int, initializer, initargs=()) -> ProcessPoolExecutor:
+    """A spawn-context :class:`ProcessPoolExecutor` whose ``processes`` workers have all started,
+    :func:`starting_workers`; the executor would otherwise start them one by one as work is
+    submitted, outside that guard. ``initializer`` must call :func:`follow_the_main_process`."""
+    pool = None
+    try:
+        with starting_workers():  # a Ctrl-C meanwhile is raised as the block ends
+            pool = ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("spawn"),
+                                       initializer=initializer, initargs=initargs)
+            for started in [pool.submit(_started) for _ in range(processes)]:
+                started.result()
+    except BaseException:
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    return pool

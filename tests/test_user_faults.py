@@ -424,6 +424,10 @@ def _spawned_worker_in(cwd: Path) -> bool:
     ["bgzero.cli.eval", "a=random:1", "b=random:2", "games=1000000", "processes=2", "out=e", "progress=false"],
     ["bgzero.cli.rollout", "position=4HPwATDgc/ABMA", "trials=10000000", "agent=pubeval", "vr=false", "processes=2",
      "progress=false"],
+    ["bgzero.cli.match", "a=random:1", "b=random:2", "matches=100000", "shard=1", "processes=2", "out=m",
+     "progress=false"],
+    ["bgzero.cli.iterate", "recipe=tiny", f"start={REPO / 'checkpoints/reference.pt'}", "out_dir=it",
+     "labelling.processes=2", "progress=false"],
 ])
 def test_ctrl_c_while_workers_start_is_one_line_from_the_main_process_alone(tmp_path, args):
     """A worker still importing could not ignore SIGINT yet: it printed its own traceback."""

@@ -121,8 +121,8 @@ def _local_results(teacher, jobs, ply, processes, _address) -> Iterator[np.ndarr
 
     At most a few jobs per worker are in flight, so memory stays flat however long the list."""
     from collections import deque
-    from concurrent.futures import ProcessPoolExecutor
-    from multiprocessing import get_context
+
+    from bgzero.interrupts import started_executor
 
     load_worker(teacher)  # compiles the kernels and builds the bear-off tables once, before the workers load them
     evaluate_job((jobs[0][:4], ply))
@@ -130,7 +130,7 @@ def _local_results(teacher, jobs, ply, processes, _address) -> Iterator[np.ndarr
         for boards in jobs:
             yield evaluate_job((boards, ply))
         return
-    pool = ProcessPoolExecutor(processes, mp_context=get_context("spawn"), initializer=load_worker, initargs=(teacher,))
+    pool = started_executor(processes, load_worker, (teacher,))
     try:
         queue, ahead = deque(), iter(jobs)
         for boards in ahead:

@@ -23,8 +23,6 @@ from __future__ import annotations
 
 import hashlib
 import time
-from concurrent.futures import ProcessPoolExecutor
-from multiprocessing import get_context
 from pathlib import Path
 
 import numpy as np
@@ -36,7 +34,7 @@ from bgzero.atomic import atomic_write
 from bgzero.engine.classify import CONTACT
 from bgzero.engine.segments import segment_top_k
 from bgzero.errors import ConfigError
-from bgzero.interrupts import follow_the_main_process
+from bgzero.interrupts import follow_the_main_process, started_executor
 from bgzero.learn.td import td_loss
 from bgzero.selfplay.player import lockstep_self_play
 from bgzero.value.checkpoint import load_evaluator
@@ -103,8 +101,7 @@ def ply_targets(checkpoint: str, boards: np.ndarray, ply: int, processes: int, c
     deadline = None if seconds is None else time.monotonic() + seconds
     jobs = [(boards[lo:lo + chunk], ply) for lo in range(0, len(boards), chunk)]
     out = []
-    pool = ProcessPoolExecutor(processes, mp_context=get_context("spawn"), initializer=load_worker,
-                               initargs=(str(checkpoint),))
+    pool = started_executor(processes, load_worker, (str(checkpoint),))
     try:
         for probs in pool.map(evaluate_job, jobs):
             out.append(probs)

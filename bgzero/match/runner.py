@@ -32,7 +32,7 @@ from bgzero.engine.board import START
 from bgzero.engine.game import check_length, game_results, opening_roll, roll
 from bgzero.engine.movegen import generate
 from bgzero.errors import ConfigError
-from bgzero.interrupts import follow_the_main_process
+from bgzero.interrupts import follow_the_main_process, starting_workers
 from bgzero.match.record import DOUBLE, MOVE, PASSED, Action, MatchGame, MatchRecord
 from bgzero.value.threads import set_torch_threads
 
@@ -187,7 +187,9 @@ def _shards(jobs: list, processes: int):
     if processes == 1:
         yield from map(_play_matches_shard, jobs)
         return
-    with mp.get_context("spawn").Pool(min(processes, len(jobs)), initializer=follow_the_main_process) as pool:
+    with starting_workers():
+        pool = mp.get_context("spawn").Pool(min(processes, len(jobs)), initializer=follow_the_main_process)
+    with pool:
         yield from pool.imap(_play_matches_shard, jobs)
 
 
