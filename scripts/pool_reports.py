@@ -4,8 +4,8 @@ A long match (10,000 games at 2-ply take hours here) runs as chunks, one seed ea
 that every finished chunk survives an interruption; this prints the pooled row per agent
 and opponent, with its 95% interval and game count:
 
-    python scripts/report_checkpoint.py checkpoints/strong.pt --row gnubg:2:500 \\
-        --seed S --out runs/strong_2ply/seed_S.json        # for S = 2026, 2027, ...
+    bgzero-eval a=checkpoint:checkpoints/strong.pt@2 b=gnubg games=500 \\
+        seed=S report=runs/strong_2ply/seed_S.json        # for S = 2026, 2027, ...
     python scripts/pool_reports.py runs/strong_2ply/seed_*.json
 
 A seed that appears twice for the same agent and opponent is an error: the same dice
@@ -63,7 +63,7 @@ def pool_rows(rows: list[dict]) -> dict[tuple[str, str], tuple[MatchResult, list
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("reports", nargs="+", help="JSON files written by report_checkpoint.py --out")
+    ap.add_argument("reports", nargs="+", help="JSON files written by bgzero-eval report=")
     args = ap.parse_args(argv)
     print("| bgzero agent | opponent | games | ppg ± 95% | win % | gammons for/against | seeds |")
     print("|---|---|---|---|---|---|---|")
