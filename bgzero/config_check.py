@@ -181,11 +181,24 @@ def duration() -> Rule:
     return seconds_of
 
 
-def agent_list() -> Rule:
-    """A list (maybe empty) of agent specs, like [gnubg@0, pubeval]."""
+def agent_list(*, one: bool = False) -> Rule:
+    """A list (maybe empty) of agent specs, like [gnubg@0, pubeval]; with ``one``, a single spec too."""
     def rule(key, value):
+        if one and isinstance(value, str) and value.strip():
+            return
         if not isinstance(value, (ListConfig, list)) or not all(isinstance(v, str) and v.strip() for v in value):
-            _fail(key, value, "a list of agent specs, like [gnubg@0, pubeval], or []")
+            _fail(key, value, "a list of agent specs, like [gnubg@0, pubeval], or []" + (", or one spec" if one else ""))
+    return rule
+
+
+def plies() -> Rule:
+    """One search depth (0-2) or a non-empty list of distinct ones, like [0,1,2]."""
+    def rule(key, value):
+        if _is_whole(value) and 0 <= value <= 2:
+            return
+        if (not isinstance(value, (ListConfig, list)) or not len(value) or len(set(value)) != len(value)
+                or not all(_is_whole(v) and 0 <= v <= 2 for v in value)):
+            _fail(key, value, "a ply from 0 to 2, or a list of distinct ones, like [0,1,2]")
     return rule
 
 
@@ -306,7 +319,7 @@ TRAIN: dict[str, Rule] = {
     "eval.every_games": whole(0), "eval.games": whole(1), "eval.final_games": whole(1), "eval.seed": SEED,
 }
 EVAL = {"a": AGENT, "b": AGENT, "games": whole(1, 10**10, why="ten billion games is years of play"), "seed": SEED, "processes": PROCESSES, "out": output_dir(),
-        "progress": flag()}
+        "report": output_file(null=True), "progress": flag()}
 MATCH = {"a": AGENT, "b": AGENT, "length": MATCH_LENGTH, "games": whole(1), "jacoby": flag(), "matches": whole(1),
          "seed": SEED, "shard": whole(1), "processes": PROCESSES, "out": output_dir(), "overwrite": flag(),
          "progress": flag(), "show": flag(), "pace": number(0), "format": choice("mat", "sgf", "both")}
@@ -333,6 +346,11 @@ ROLLOUT = {"top": whole(1), "agent": AGENT, "judge": text(null=True), "trials": 
            "seconds": number(above=0, null=True), "processes": processes(), "backend": choice("local", "ray"),
            "ray_address": text(null=True), "batch": whole(1), "prune": flag(), "database": flag(),
            "output": output_file(null=True), "progress": flag()}
+BENCH_ERRORS = {"agent": agent_list(one=True), "positions": whole(1, 10**6, why="a gnubg reference of a million positions is weeks of gnubg"),
+                "seed": SEED, "judge": choice("gnubg", "rollout"), "judge_file": text(null=True), "ref_plies": PLY,
+                "cache": output_dir(null=True), "workers": WORKERS, "worst": whole(0)}
+BENCH_CUBE = {"checkpoint": text(), "positions": whole(1, 10**6, why="a gnubg reference of a million positions is weeks of gnubg"),
+              "seed": SEED, "ply": plies(), "reference": text(null=True), "misses": flag(), "gnubg_probs": flag()}
 PRUNE = {"checkpoint": text(null=True), "out": output_file(null=True), "positions": whole(1, 10**8, why="a hundred million positions fill memory"),
          "hidden": whole(1, WIDTHS_MOST, why="the width of a layer"), "seed": SEED}
 EXPORT = {"checkpoint": text(null=True), "out": output_file(null=True)}

@@ -4,7 +4,8 @@
     python scripts/build_rollout_judge.py --folder runs/rollout_judge --out bgzero/data/rollout_judge_0_1000.npz
 
 Each run goes on from the chunks already saved in ``--folder``; once all are done, ``--out``
-writes the judge that ``scripts/bench_errors.py --judge rollout`` reads.
+writes the judge that ``bgzero-bench errors judge=rollout`` reads (``judge_file=`` for one not at the
+shipped path).
 """
 
 from __future__ import annotations

@@ -1,19 +1,20 @@
-"""The cube benchmark: reading gnubg's cube hint, the agreement arithmetic, bgzero's verdicts."""
+"""The cube benchmark (``bgzero-bench cube``, bgzero.gnubg.cube_bench): reading gnubg's cube hint, the agreement
+arithmetic, bgzero's verdicts."""
 
-import importlib.util
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
 
 from bgzero.agents.neural import NeuralAgent
+from bgzero.cli import launch
 from bgzero.cube import NO_DOUBLE, PASS, TAKE, TOO_GOOD, from_match_info, may_double
 from bgzero.engine.board import start_board
-from bgzero.engine.ids import MatchInfo, match_id, position_id
+from bgzero.engine.ids import MatchInfo, board_from_position_id, match_id, match_info_from_id, position_id
+from bgzero.gnubg import cube_bench
 from bgzero.gnubg.cube_hints import (
     DOUBLE,
     Agreement,
@@ -26,8 +27,6 @@ from bgzero.gnubg.cube_hints import (
 )
 from bgzero.value.checkpoint import load_evaluator, save_checkpoint
 from bgzero.value.net import NetConfig, ValueNet
-
-SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "bench_cube.py"
 
 # Recorded from `hint` of the PyPI gnubg (2-ply, `set output mwc off`): a 7-point match, cube
 # at 2 owned by the side on roll. The equity lines say "double" even for a redouble.
@@ -52,13 +51,6 @@ Cubeful equities:
 3. No double           +0.618  (-0.140)
 Proper cube action: Double, take
 """
-
-
-def load_script():
-    spec = importlib.util.spec_from_file_location("bench_cube", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_parse_recorded_hints():
@@ -134,14 +126,13 @@ def test_a_tie_in_gnubgs_printed_equities_is_agreement():
     assert doubler.cost == pytest.approx(0.001)
     taker = taker_agreement(reference, verdicts)  # gnubg doubles in the fourth only
     assert (taker.decisions, taker.agreed, taker.ties, taker.cost) == (1, 1, 1, 0.0)
-    script = load_script()
-    assert script.misses(reference, verdicts) == ([2, 4], [])
-    row = script.table_row("bgzero | all", Agreement(955, 918, 0.8, 20), Agreement(240, 227, 1.3, 1))
+    assert cube_bench.misses(reference, verdicts) == ([2, 4], [])
+    row = cube_bench.table_row("bgzero | all", Agreement(955, 918, 0.8, 20), Agreement(240, 227, 1.3, 1))
     assert row == "| bgzero | all | 96.1% (918/955, 20 ties) | 0.022 | 94.6% (227/240, 1 tie) | 0.100 |"
 
 
 def test_naive_rule():
-    naive = load_script().naive_verdict
+    naive = cube_bench.naive_verdict
     assert naive(0.5) == Verdict(NO_DOUBLE, TAKE)
     assert naive(0.7) == Verdict(DOUBLE, TAKE)
     assert naive(0.8) == Verdict(DOUBLE, PASS)
@@ -157,24 +148,23 @@ def test_bgzero_verdicts_are_the_agents_cube_actions(tmp_path):
     boards = np.repeat(start_board()[None], 12, axis=0)
     infos = [MatchInfo(dice_owner=i % 2, turn=i % 2, match_length=7 * (i % 3 > 0), score=(i % 3, 0)) for i in range(12)]
     agent = NeuralAgent(evaluator, ply=1)
-    verdicts = load_script().bgzero_verdicts(evaluator, boards, infos, 1)[0]
+    verdicts = cube_bench.bgzero_verdicts(evaluator, boards, infos, 1)[0]
     states, players = [from_match_info(i) for i in infos], [i.dice_owner for i in infos]
     assert [v.doubler == DOUBLE for v in verdicts] == agent.double_decision(boards, states, players).tolist()
     assert [v.taker == TAKE for v in verdicts] == agent.take_decision(boards, states, players).tolist()
 
 
 def test_post_crawford_contexts_put_the_trailer_on_roll():
-    script = load_script()
     rng = np.random.default_rng(0)
-    infos = [script.random_context(rng) for _ in range(400)]
-    post = [i for i in infos if script.context_kind(i) == "post-Crawford"]
+    infos = [cube_bench.random_context(rng) for _ in range(400)]
+    post = [i for i in infos if cube_bench.context_kind(i) == "post-Crawford"]
     assert post and all(i.score[1 - i.dice_owner] == i.match_length - 1 for i in post)
     assert all(may_double(from_match_info(i), i.dice_owner) for i in infos)
     assert {i.match_length for i in infos} == {0, *range(3, 12)}
 
 
-def test_script_runs_on_a_cached_reference(tmp_path, capsys):
-    """End to end without gnubg: a hand-written reference and an untrained network."""
+def test_the_command_runs_on_a_cached_reference(tmp_path, monkeypatch, capsys):
+    """``bgzero-bench cube`` end to end without gnubg: a hand-written reference and an untrained network."""
     torch.manual_seed(0)
     net = ValueNet(NetConfig(hidden=[8]))
     checkpoint = save_checkpoint(tmp_path / "tiny.pt", {"model": net.state_dict(), "net_config": net.config_dict(),
@@ -184,8 +174,11 @@ def test_script_runs_on_a_cached_reference(tmp_path, capsys):
               "cubeless": [0.7, 0.1, 0.0, 0.05, 0.0], "gnubg": {"0": hint, "1": hint, "2": hint}}
     reference = tmp_path / "reference.json"
     reference.write_text(json.dumps({"positions": [record]}))
-    load_script().main(["--checkpoint", str(checkpoint), "--reference", str(reference), "--misses"])
+    monkeypatch.setattr(sys, "argv", ["bgzero-bench", "cube", f"checkpoint={checkpoint}", f"reference={reference}",
+                                      "misses=true", "ply=[0,1]"])
+    launch.bench()
     out = capsys.readouterr().out
+    assert f"Reference: {reference}" in out and "| bgzero tiny 1-ply | all |" in out
     assert "bgzero 0-ply disagreements" in out and "ties aside" in out
     assert "| gnubg 1-ply | all | 100.0% (1/1) | 0.000 | 100.0% (1/1) | 0.000 |" in out
     assert "| naive: double 68-85% wins, take ≥ 25% | money, centred | 100.0% (1/1)" in out
@@ -227,13 +220,25 @@ def test_the_cube_search_on_gnubgs_net_is_gnubgs_hint(ply, positions):
     gnubg's deeper cube life (0.68 in contact): with 0.76 the median error is 0.006.
     """
     pytest.importorskip("gnubg_nn", reason="gnubg's 0-ply net stands in for the checkpoint")
-    script = load_script()
-    records = json.loads((script.DATA / "cube_reference_n300_seed0.json").read_text())["positions"][:positions]
+    records = json.loads((cube_bench.DATA / "cube_reference_n300_seed0.json").read_text())["positions"][:positions]
     hints = [CubeHint(**r["gnubg"][str(ply)]) for r in records]
-    boards = np.stack([script.board_from_position_id(r["position_id"]) for r in records])
-    infos = [script.match_info_from_id(r["match_id"]) for r in records]
-    verdicts, decisions, _ = script.bgzero_verdicts(script.GnubgNet(), boards, infos, ply)
+    boards = np.stack([board_from_position_id(r["position_id"]) for r in records])
+    infos = [match_info_from_id(r["match_id"]) for r in records]
+    verdicts, decisions, _ = cube_bench.bgzero_verdicts(cube_bench.GnubgNet(), boards, infos, ply)
     assert doubler_agreement(hints, verdicts).rate >= 0.99
     assert sum(v.taker == h.verdict.taker for v, h in zip(verdicts, hints)) >= 0.99 * len(hints)
     error = np.abs([d.equities.double_take - h.double_take for d, h in zip(decisions, hints)])
     assert np.median(error) < 0.002
+
+
+def test_the_shipped_references_are_found_and_a_bad_one_is_refused(tmp_path, monkeypatch):
+    """The package's data holds the two references the model cards quote; another size is looked for in the cache."""
+    for n, seed in ((600, 1), (300, 0)):
+        path = cube_bench.reference_path(None, n, seed)
+        assert path.parent == cube_bench.DATA and path.exists()
+        assert len(cube_bench.load_reference(path, n, seed)["positions"]) >= n  # too good positions are not capped
+    assert cube_bench.reference_path(None, 7, 1) == cube_bench.CACHE / "cube_reference_n7_seed1.json"
+    (tmp_path / "bad.json").write_text("{truncated")
+    monkeypatch.setattr(sys, "argv", ["bgzero-bench", "cube", f"reference={tmp_path / 'bad.json'}"])
+    with pytest.raises(SystemExit, match=r"^bgzero-bench cube: cannot read the cube reference .*bad\.json"):
+        launch.bench()

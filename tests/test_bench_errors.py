@@ -1,24 +1,26 @@
-"""bgzero.arena.move_errors and scripts/bench_errors.py: the loss arithmetic and result matching on a hand-made set, and a
-live run against gnubg on a few positions."""
+"""bgzero.arena.move_errors and ``bgzero-bench errors`` (bgzero.arena.errors_bench): the loss arithmetic and result
+matching on a hand-made set, the table, the command on a cached reference, and a live run against gnubg on a few
+positions."""
 
-import importlib.util
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from bgzero.agents.base import Agent
+from bgzero.arena import errors_bench as bench
 from bgzero.arena import move_errors
+from bgzero.arena.move_errors import Reference
+from bgzero.cli import launch
 from bgzero.engine.board import START
 from bgzero.engine.ids import position_id
 from bgzero.engine.movegen import generate
 
-SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "bench_errors.py"
-spec = importlib.util.spec_from_file_location("bench_errors", SCRIPT)
-bench = importlib.util.module_from_spec(spec)
-sys.modules["bench_errors"] = bench  # dataclasses look their module up there
-spec.loader.exec_module(bench)
+
+def bgzero_bench(monkeypatch, *args):
+    """The console script ``bgzero-bench`` run on ``args``, as a user types them."""
+    monkeypatch.setattr(sys, "argv", ["bgzero-bench", *args])
+    launch.bench()
 
 
 class Fixed(Agent):
@@ -78,7 +80,7 @@ def test_cells_table_and_cache_round_trip(tmp_path):
     assert "| fixed | 2.00 ± " in out and "| 0.00 | — | 4.00 | 50.0% | 0.1 |" in out
     assert "| gnubg@0 | — |" in out
     ref.save(tmp_path / "r.npz")
-    back = bench.Reference.load(tmp_path / "r.npz")
+    back = Reference.load(tmp_path / "r.npz")
     assert (back.results == ref.results).all() and (back.equity == ref.equity).all() and back.meta == ref.meta
 
 
@@ -90,15 +92,38 @@ def test_worst_positions_share_of_the_loss():
     assert line.endswith(f"worst: {pid} 65 (3), {pid} 31 (1)")  # worst first, with its roll and loss x1000
 
 
+def test_the_command_runs_on_a_cached_reference(tmp_path, monkeypatch, capsys):
+    """``bgzero-bench errors`` end to end without building a reference: a hand-made one in the cache folder."""
+    ref, _ = hand_made()
+    ref.meta = {"plies": 0, "games": 1, "seed": 5, "ms_per_evaluation": 0.01}
+    ref.save(tmp_path / move_errors.file_name(5, 2, 0))
+    bgzero_bench(monkeypatch, "errors", "positions=2", "seed=5", "ref_plies=0", f"cache={tmp_path}", "agent=random",
+                 "worst=1")
+    out = capsys.readouterr().out
+    assert out.startswith("2 positions from 1 gnubg 0-ply self-play games (seed 5): 1 contact (50%), 0 crashed (0%), "
+                          "1 race (50%)\n")
+    assert f"loaded from {tmp_path / 'errors_5_2_0ply.npz'}" in out
+    assert "| agent | all (2) | contact (1) | crashed (0) | race (1) | best move | s |" in out
+    for row in ("| gnubg@0 |", "| gnubg@1 |", "| pubeval |", "| random |", "random: the worst 1 positions carry"):
+        assert row in out
+
+
+def test_the_command_refuses_a_bad_option_in_one_line(monkeypatch):
+    with pytest.raises(SystemExit, match=r"^bgzero-bench errors: judge='gnubgg' is not allowed: one of gnubg, rollout$"):
+        bgzero_bench(monkeypatch, "errors", "judge=gnubgg")
+    with pytest.raises(SystemExit, match="usage: bgzero-bench SUBCOMMAND"):
+        bgzero_bench(monkeypatch, "error")
+
+
 @pytest.mark.gnubg
-def test_live_run_on_five_positions(tmp_path, capsys):
+def test_live_run_on_five_positions(tmp_path, monkeypatch, capsys):
     pytest.importorskip("gnubg")
     pytest.importorskip("gnubg_nn")
-    bench.main(["--positions", "5", "--seed", "3", "--ref-plies", "0", "--workers", "1", "--cache", str(tmp_path),
-                "--agent", "random", "--worst", "2"])
+    bgzero_bench(monkeypatch, "errors", "positions=5", "seed=3", "ref_plies=0", "workers=1", f"cache={tmp_path}",
+                 "agent=[random]", "worst=2")
     out = capsys.readouterr().out
     assert (tmp_path / "errors_3_5_0ply.npz").exists()
-    ref = bench.Reference.load(tmp_path / "errors_3_5_0ply.npz")
+    ref = Reference.load(tmp_path / "errors_3_5_0ply.npz")
     assert len(ref.boards) == 5 and (np.diff(ref.offsets) > 1).all()
     # gnubg_nn's 0-ply net is the one the 0-ply reference judges with: it never loses equity
     assert "| gnubg@0 | 0.00 ± 0.00 |" in out

@@ -1,21 +1,20 @@
-"""Pooling match results run in chunks on different seeds: bgzero.arena.duplicate.pooled and
-scripts/pool_reports.py."""
+"""Pooling match results run in chunks on different seeds: bgzero.arena.duplicate.pooled, bgzero.arena.reports'
+pooled table, and scripts/pool_reports.py, which prints it."""
 
-import importlib.util
 import json
+import os
+import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from bgzero.arena import reports
 from bgzero.arena.duplicate import pooled, summarise_pairs
+from bgzero.errors import ConfigError
 
-SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "pool_reports.py"
-spec = importlib.util.spec_from_file_location("pool_reports", SCRIPT)
-pool_reports = importlib.util.module_from_spec(spec)
-sys.modules["pool_reports"] = pool_reports
-spec.loader.exec_module(pool_reports)
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def random_pairs(rng, n):
@@ -54,25 +53,39 @@ def report_row(agent, seed, ppg, games=500):
     return {"agent": agent, "opponent": "gnubg", "seed": seed, **r, "ppg": ppg}
 
 
-def test_script_pools_per_agent_and_opponent(tmp_path, capsys):
+def test_pooled_per_agent_and_opponent(tmp_path):
     a = write_report(tmp_path / "a.json", [report_row("x@2", 1, 0.1), report_row("y@0", 1, -0.5)])
     b = write_report(tmp_path / "b.json", [report_row("x@2", 2, -0.3, games=1500)])
-    pool_reports.main([a, b])
-    lines = capsys.readouterr().out.splitlines()
+    lines = reports.pooled_table([a, b]).splitlines()
     assert "| x@2 | gnubg | 2,000 | -0.200 ± 0.000 |" in lines[2]
     assert "| 1 … 2 (2) |" in lines[2]
     assert "| y@0 | gnubg | 500 | -0.500 ± 0.000 |" in lines[3]
 
 
-def test_script_refuses_a_repeated_seed_and_names_bad_files(tmp_path):
+def test_a_repeated_seed_and_bad_files_are_refused(tmp_path):
     a = write_report(tmp_path / "a.json", [report_row("x@2", 7, 0.1)])
     b = write_report(tmp_path / "b.json", [report_row("x@2", 7, 0.2)])
-    with pytest.raises(SystemExit, match="seed 7 appears twice"):
-        pool_reports.main([a, b])
+    with pytest.raises(ConfigError, match="seed 7 appears twice"):
+        reports.pooled_table([a, b])
     row = report_row("x@2", 7, 0.1)
     del row["seed"]
-    with pytest.raises(SystemExit, match=r"row 0 of .*c.json lacks seed"):
-        pool_reports.main([write_report(tmp_path / "c.json", [row])])
+    with pytest.raises(ConfigError, match=r"row 0 of .*c.json lacks seed"):
+        reports.pooled_table([write_report(tmp_path / "c.json", [row])])
     (tmp_path / "d.json").write_text("{truncated")
-    with pytest.raises(SystemExit, match=r"cannot read report .*d.json"):
-        pool_reports.main([str(tmp_path / "d.json")])
+    with pytest.raises(ConfigError, match=r"cannot read report .*d.json"):
+        reports.pooled_table([str(tmp_path / "d.json")])
+
+
+def test_the_script_prints_the_table_and_refuses_in_one_line(tmp_path):
+    a = write_report(tmp_path / "a.json", [report_row("x@2", 1, 0.1)])
+    b = write_report(tmp_path / "b.json", [report_row("x@2", 1, 0.2)])
+
+    def script(*paths):
+        return subprocess.run([sys.executable, str(ROOT / "scripts" / "pool_reports.py"), *paths], capture_output=True,
+                              text=True, cwd=ROOT, timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
+
+    done = script(a)
+    assert done.returncode == 0 and done.stdout.splitlines()[2].startswith("| x@2 | gnubg | 500 | +0.100 ± 0.000 |")
+    done = script(a, b)
+    assert done.returncode == 1 and done.stderr.strip() == ("error: x@2 vs gnubg: seed 1 appears twice; "
+                                                            "the same dice would be counted twice")

@@ -1,4 +1,4 @@
-"""bgzero.arena.rollout_judge: the rollout judge's sample, its resumable build, and the table it gives bench_errors."""
+"""bgzero.arena.rollout_judge: the rollout judge's sample, its resumable build, and the table it gives ``bgzero-bench errors``."""
 
 import numpy as np
 import pytest

@@ -9,7 +9,7 @@ The judge scores every legal result of every position with gnubg's cubeless equi
 ``plies`` (2 by default); built once in ``spawn`` processes (one gnubg engine each) and
 cached as ``errors_<seed>_<n>.npz``. The package ships the 1,000-position, 2-ply one.
 An agent chooses among bgzero's own generated results, matched to the judge's by board;
-its loss is the best equity minus the chosen one's. ``scripts/bench_errors.py`` prints the table.
+its loss is the best equity minus the chosen one's. ``bgzero-bench errors`` prints the table.
 """
 
 from __future__ import annotations
@@ -173,7 +173,7 @@ def shipped_reference() -> Reference:
 
 
 def get_reference(n: int, seed: int, plies: int, cache: Path, workers: int) -> tuple[Reference, str]:
-    """The cached reference (``scripts/data`` first) or a fresh one saved to ``cache``."""
+    """The cached reference (the package's data first, then ``cache``) or a fresh one saved to ``cache``."""
     name = file_name(seed, n, plies)
     for path in (DATA / name, cache / name):
         if path.exists():

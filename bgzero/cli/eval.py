@@ -1,21 +1,44 @@
-"""``bgzero-eval``: one agent against another, cubeless money, duplicate dice."""
+"""``bgzero-eval``: one agent against another, cubeless money, duplicate dice.
+
+``report=FILE`` also appends the match's row to a strength report (:mod:`bgzero.arena.reports`),
+the JSON the model cards' tables come from, and prints it as a line of that table.
+"""
 
 import json
 from pathlib import Path
 
 from omegaconf import DictConfig
 
+from bgzero.agents.specs import checkpoint_file
+from bgzero.arena import reports
 from bgzero.arena.duplicate import play_duplicate_from_specs
 from bgzero.atomic import atomic_write_text
 from bgzero.cli import agents_preflight, hydra_main, one_line_errors
 from bgzero.cli.tensorboard_events import tensorboard_installed, write_scalars
-from bgzero.config_check import EVAL, check, count_of_processes
+from bgzero.config_check import EVAL, check, count_of_processes, distinct_files
 from bgzero.errors import Interrupted
+
+
+def check_report(cfg: DictConfig) -> None:
+    """``report=``, before any game: a file that is a report or none yet, and neither an agent's
+    checkpoint nor the result the command writes."""
+    if cfg.report is None:
+        return
+    distinct_files({"out": Path(cfg.out) / "result.json", "report": cfg.report},
+                   {"a": checkpoint_file(cfg.a), "b": checkpoint_file(cfg.b)})
+    reports.read(cfg.report)
+
+
+def preflight(cfg: DictConfig) -> None:
+    """The config, both agents and the report, checked before Hydra makes the output folder."""
+    agents_preflight(EVAL)(cfg)
+    check_report(cfg)
 
 
 def run(cfg: DictConfig) -> dict:
     check(cfg, EVAL)
     processes = count_of_processes("processes", cfg.processes)
+    check_report(cfg)
     out = Path(cfg.out)
     try:
         result = play_duplicate_from_specs(cfg.a, cfg.b, cfg.games, seed=cfg.seed, processes=processes,
@@ -32,6 +55,11 @@ def run(cfg: DictConfig) -> dict:
     atomic_write_text(out / "result.json", json.dumps(record, indent=2))
     print(f"{cfg.a} vs {cfg.b}: {result}")
     print(f"result: {out / 'result.json'}")
+    if cfg.report is not None:
+        row = reports.record(cfg.a, cfg.b, cfg.seed, result)
+        reports.append(cfg.report, row)
+        print(f"{reports.HEADER}\n{reports.line(row)}")
+        print(f"report: {cfg.report}")
     if tensorboard_installed():
         write_scalars(out / "tb", {f"eval/{key}": record[key] for key in (
             "ppg", "ci95", "win_rate", "a_gammon_rate", "b_gammon_rate", "a_backgammon_rate", "b_backgammon_rate",
@@ -41,7 +69,7 @@ def run(cfg: DictConfig) -> dict:
     return record
 
 
-@hydra_main("evaluate", prog="bgzero-eval", preflight=agents_preflight(EVAL))
+@hydra_main("evaluate", prog="bgzero-eval", preflight=preflight)
 def main(cfg: DictConfig) -> None:
     with one_line_errors("bgzero-eval"):
         run(cfg)

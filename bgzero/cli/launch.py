@@ -113,6 +113,37 @@ def _script(command: str, config: str):
     return main
 
 
+BENCH_SUBCOMMANDS = {"errors": "bench_errors", "cube": "bench_cube"}
+"""``bgzero-bench``'s subcommands and their config files."""
+BENCH_USAGE = """usage: bgzero-bench SUBCOMMAND key=value ...
+
+  errors   move errors: mean equity loss x1000 per move against gnubg n-ply or the rollout judge
+           bgzero-bench errors agent=[strong@0,strong@1] positions=1000 seed=0
+  cube     cube decisions against gnubg's 2-ply hint, money and match
+           bgzero-bench cube checkpoint=checkpoints/strong.pt positions=600 seed=1 ply=[0,1]
+
+bgzero-bench SUBCOMMAND --help lists its options."""
+
+
+def bench_subcommand(args: list[str]) -> str | None:
+    """The ``bgzero-bench`` subcommand ``args`` start with, or None."""
+    return args[0] if args and args[0] in BENCH_SUBCOMMANDS else None
+
+
+def bench() -> None:
+    """``bgzero-bench SUBCOMMAND``: --help from the subcommand's config, else :func:`bgzero.cli.bench.main`."""
+    args = sys.argv[1:]
+    name = bench_subcommand(args)
+    if name is None and wants_help(args):
+        print(BENCH_USAGE)
+        return
+    if name is not None and wants_help(args[1:]):
+        print(config_help(BENCH_SUBCOMMANDS[name], f"bgzero-bench {name}"))
+        return
+    load_cached_kernels_without_refresh()
+    import_module("bgzero.cli.bench").main()
+
+
 analyze = _script("analyze", "analyze")
 eval = _script("eval", "evaluate")  # noqa: A001 - the script is bgzero-eval
 hint = _script("hint", "hint")

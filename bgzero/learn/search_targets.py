@@ -2,7 +2,7 @@
 
 A 0-ply net judges a position by its pattern alone; its 2-ply evaluation (each of the
 opponent's 21 rolls answered by their best move, each answer judged at 1-ply) chooses
-moves far better: on bench_errors' positions stage 1 of the strong agent loses 4.5 per
+moves far better: on `bgzero-bench errors`' positions stage 1 of the strong agent loses 4.5 per
 move at 0-ply and 1.8 at 2-ply.
 What decides a move is how a turn's candidates compare with each other, so the contact
 net learns the 2-ply *differences* between the candidates of a turn (each equity minus

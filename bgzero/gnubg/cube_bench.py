@@ -1,4 +1,4 @@
-"""Cube decisions of the neural agent against GNU Backgammon's 2-ply ``hint``.
+"""The cube benchmark (``bgzero-bench cube``): the neural agent's cube decisions against GNU Backgammon's 2-ply ``hint``.
 
 Positions come from gnubg 0-ply self-play, each put in a random context where the side on
 roll may double: money (Jacoby off, no beavers) with the cube centred or owned at 2 or 4 by
@@ -9,9 +9,10 @@ verdict in fixed shares (:data:`SHARES`): 40% real doubles, half of them takes, 
 double; "too good" positions are kept whenever self-play produces them.
 
 The reference -- gnubg's 2-ply verdicts and cubeful equities, its 0- and 1-ply verdicts and
-its 0-ply cubeless probabilities -- is cached in ``scripts/data/`` (the committed file makes
-the benchmark reproducible without gnubg). bgzero decides at each ``--ply`` exactly as
-:class:`~bgzero.agents.neural.NeuralAgent` plays, by the cubeful search
+its 0-ply cubeless probabilities -- is cached as JSON: the package ships the 600 positions of
+seed 1 and the 300 of seed 0 in ``bgzero/data/`` (so the benchmark runs without gnubg); another
+size or seed is built with gnubg into ``~/.cache/bgzero/``. bgzero decides at each ``ply``
+exactly as :class:`~bgzero.agents.neural.NeuralAgent` plays, by the cubeful search
 (:func:`bgzero.agents.cubeful.cube_decisions`); the row "n-ply probs, 0-ply cube" is the
 agent before it (n-ply cubeless probabilities through 0-ply Janowski). A naive rule
 (double at 68-85% cubeless wins, take at 25% or more) gives the scale.
@@ -20,17 +21,16 @@ A tie counts as agreement: where gnubg's 2-ply equities of doubling and not doub
 take and pass) print the same to its 3 decimals, both answers are right -- a post-Crawford
 game lost whatever happens (no double = double/take = -1.000), a won race where no double
 and double/pass both print +1.000. The tables give the ties in each count; "no double" and
-"too good" both keep the cube, so they never tie. ``--misses`` lists every other
-disagreement with both sides' equities. ``--gnubg-probs`` adds bgzero's search run on
+"too good" both keep the cube, so they never tie. ``misses=true`` lists every other
+disagreement with both sides' equities. ``gnubg_probs=true`` adds bgzero's search run on
 gnubg's own 0-ply net (``gnubg-nn``) instead of the checkpoint: it reproduces gnubg's
 ``hint`` at the same depth, so the rows show how much of the rest is the network's.
 
-    python scripts/bench_cube.py --checkpoint checkpoints/strong.pt --positions 600 --seed 1 --ply 0 1
+    bgzero-bench cube checkpoint=checkpoints/strong.pt positions=600 seed=1 ply=[0,1]
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import time
@@ -38,9 +38,11 @@ from pathlib import Path
 
 import numpy as np
 
+from bgzero import paths
 from bgzero.agents.cube import cube_lives
 from bgzero.agents.cubeful import cube_decisions
 from bgzero.agents.gnubg import GnubgAgent
+from bgzero.agents.specs import checkpoint_file
 from bgzero.atomic import atomic_write_text
 from bgzero.cube import (
     CENTRED,
@@ -55,10 +57,11 @@ from bgzero.cube import (
     from_match_info,
     may_double,
 )
-from bgzero.engine.board import start_board
+from bgzero.engine.board import start_board, to_gnubg
 from bgzero.engine.game import game_results, opening_roll
 from bgzero.engine.ids import MatchInfo, board_from_position_id, match_id, match_info_from_id, position_id
 from bgzero.engine.movegen import generate
+from bgzero.errors import ConfigError
 from bgzero.gnubg.cube_hints import (
     DOUBLE,
     DOUBLER_ACTIONS,
@@ -69,10 +72,12 @@ from bgzero.gnubg.cube_hints import (
     doubler_agreement,
     taker_agreement,
 )
-from bgzero.rollout.players import GnubgJudge
 from bgzero.value.checkpoint import load_evaluator
 
-DATA = Path(__file__).resolve().parent / "data"
+DATA = paths.DATA
+"""Where the shipped references are (``cube_reference_n600_seed1.json``, ``cube_reference_n300_seed0.json``)."""
+CACHE = Path.home() / ".cache" / "bgzero"
+"""Where a reference built afresh is saved."""
 # The set's make-up by gnubg's 2-ply verdict: 40% real doubles, half of them takes, 40% no
 # double; too good positions are not capped (the others fill their shares first).
 SHARES = {(DOUBLE, TAKE): 0.2, (DOUBLE, PASS): 0.2, NO_DOUBLE: 0.4}
@@ -160,7 +165,7 @@ def build_reference(n: int, seed: int, progress: bool = True) -> dict:
         if len(records) >= n and not any(quota.values()):
             break
     return {
-        "about": "gnubg cube verdicts for scripts/bench_cube.py: equities are normalised (money units, "
+        "about": "gnubg cube verdicts for bgzero-bench cube: equities are normalised (money units, "
                  "match play as gnubg's money equivalent), cubeless = gnubg 0-ply (w, wg, wbg, lg, lbg) "
                  "of the side on roll before it rolls",
         "seed": seed,
@@ -169,10 +174,24 @@ def build_reference(n: int, seed: int, progress: bool = True) -> dict:
     }
 
 
+def reference_path(reference: str | Path | None, n: int, seed: int) -> Path:
+    """The reference file: ``reference`` if given, else the shipped one for ``n`` positions from
+    ``seed`` (in :data:`DATA`), else its place in :data:`CACHE`."""
+    if reference is not None:
+        return Path(reference)
+    name = f"cube_reference_n{n}_seed{seed}.json"
+    return DATA / name if (DATA / name).exists() else CACHE / name
+
+
 def load_reference(path: Path, n: int, seed: int) -> dict:
     """The cached reference at ``path``, built (with gnubg) and written there first if missing."""
     if path.exists():
-        return json.loads(path.read_text())
+        try:
+            reference = json.loads(path.read_text())
+            reference["positions"][0]["gnubg"]
+        except (OSError, ValueError, KeyError, IndexError, TypeError) as e:
+            raise ConfigError(f"cannot read the cube reference {path}: {e!r}") from None
+        return reference
     print(f"building the gnubg reference for {n} positions (seed {seed}) into {path}", flush=True)
     reference = build_reference(n, seed)
     atomic_write_text(path, json.dumps(reference, indent=0) + "\n")
@@ -192,7 +211,14 @@ class GnubgNet:
     pruner = None
 
     def __init__(self) -> None:
-        self.probs = GnubgJudge().probs
+        try:
+            import gnubg_nn
+        except ImportError:
+            raise ConfigError("gnubg_probs=true needs GNU Backgammon's Python engine: pip install gnubg-nn") from None
+        self._probabilities = gnubg_nn.probabilities
+
+    def probs(self, boards: np.ndarray) -> np.ndarray:
+        return np.array([self._probabilities(to_gnubg(b), 0) for b in boards], np.float32).reshape(-1, 5)
 
 
 def bgzero_verdicts(evaluator, boards: np.ndarray, infos: list[MatchInfo],
@@ -253,35 +279,30 @@ def print_misses(ply: int, records: list[dict], infos: list[MatchInfo], decision
               f"{mine.equities.no_double:+.3f} / {mine.equities.double_take:+.3f} |")
 
 
-def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--checkpoint", required=True)
-    ap.add_argument("--positions", type=int, default=600)
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--ply", type=int, nargs="+", default=[0], help="bgzero's evaluation depths for the cube")
-    ap.add_argument("--reference", type=Path, default=None,
-                    help="reference JSON (default scripts/data/cube_reference_n{positions}_seed{seed}.json)")
-    ap.add_argument("--misses", action="store_true", help="list bgzero's disagreements with gnubg at each ply")
-    ap.add_argument("--gnubg-probs", action="store_true",
-                    help="also run bgzero's search on gnubg's 0-ply probabilities (needs gnubg-nn)")
-    args = ap.parse_args(argv)
-    path = args.reference or DATA / f"cube_reference_n{args.positions}_seed{args.seed}.json"
-    records = load_reference(path, args.positions, args.seed)["positions"]
+def report(checkpoint: str | Path, positions: int = 600, seed: int = 1, plies: list[int] | tuple[int, ...] = (0,),
+           reference: str | Path | None = None, show_misses: bool = False, gnubg_probs: bool = False) -> None:
+    """Print the benchmark's tables for ``checkpoint`` at each of ``plies`` on the reference of
+    ``positions`` positions from ``seed`` (or the file ``reference``): agreement with gnubg's
+    2-ply verdicts per context, per gnubg decision, and bgzero's doubler actions against gnubg's;
+    with ``show_misses`` every disagreement; with ``gnubg_probs`` bgzero's search on gnubg's own net."""
+    path = reference_path(reference, positions, seed)
+    checkpoint = checkpoint_file(str(checkpoint)) or str(checkpoint)  # a shipped name (strong) is its play file
+    evaluator = load_evaluator(checkpoint)  # a bad checkpoint is refused before a reference is built
+    records = load_reference(path, positions, seed)["positions"]
     reference = [CubeHint(**r["gnubg"][str(REFERENCE_PLIES)]) for r in records]
     boards = np.stack([board_from_position_id(r["position_id"]) for r in records])
     infos = [match_info_from_id(r["match_id"]) for r in records]
-    evaluator = load_evaluator(args.checkpoint)
 
-    name, deciders, seconds, decisions = Path(args.checkpoint).stem, {}, {}, {}
-    for ply in args.ply:
+    name, deciders, seconds, decisions = Path(checkpoint).stem, {}, {}, {}
+    for ply in plies:
         start = time.time()
         deciders[f"bgzero {name} {ply}-ply"], decisions[ply], probs = bgzero_verdicts(evaluator, boards, infos, ply)
         seconds[ply] = time.time() - start
         deciders[f"bgzero {name} {ply}-ply probs, 0-ply cube"] = shallow_cube_verdicts(probs, boards, infos)
-    if args.gnubg_probs:
+    if gnubg_probs:
         gnubg_net = GnubgNet()
         deciders.update({f"bgzero {ply}-ply search on gnubg 0-ply probs": bgzero_verdicts(gnubg_net, boards, infos, ply)[0]
-                         for ply in args.ply})
+                         for ply in plies})
     deciders["naive: double 68-85% wins, take ≥ 25%"] = [naive_verdict(r["cubeless"][0]) for r in records]
     deciders.update({f"gnubg {p}-ply": [CubeHint(**r["gnubg"][str(p)]).verdict for r in records] for p in (0, 1)})
 
@@ -324,7 +345,7 @@ def main(argv=None) -> None:
             cells.append(cell)
         print(f"| {decider} | " + " | ".join(cells) + " |")
 
-    for ply in args.ply:
+    for ply in plies:
         ours = deciders[f"bgzero {name} {ply}-ply"]
         print(f"\nbgzero {ply}-ply doubler actions against gnubg's ({seconds[ply]:.1f} s for bgzero's verdicts):\n")
         print("| gnubg \\ bgzero | " + " | ".join(DOUBLER_ACTIONS) + " |")
@@ -339,9 +360,5 @@ def main(argv=None) -> None:
             print(f"\n{len(doubler)} doubler and {len(taker)} taker disagreements at {ply} ply, ties aside; gnubg's own "
                   f"{ply}-ply verdict is bgzero's in {sum(own[i].doubler == ours[i].doubler for i in doubler)} and "
                   f"{sum(own[i].taker == ours[i].taker for i in taker)} of them.")
-        if args.misses:
+        if show_misses:
             print_misses(ply, records, infos, decisions[ply])
-
-
-if __name__ == "__main__":
-    main()
