@@ -86,6 +86,17 @@ def _random_picks(keys, counters, rows, offsets, out):
         out[k] = offsets[k] + np.int64(_draw(keys, counters, rows[k]) % np.uint64(n))
 
 
+@njit(cache=True)
+def _prefix_masks(offsets, done, out):
+    """The play encoding's masks: row ``b`` allows actions ``0 .. count - 1``, ``count`` its number
+    of legal plays (``offsets[b + 1] - offsets[b]``), or action 0 alone where ``done[b]``. Two
+    memsets a row, and no (batch, 3060) temporaries."""
+    for b in range(out.shape[0]):
+        k = 1 if done[b] else offsets[b + 1] - offsets[b]
+        out[b, :k] = 1
+        out[b, k:] = 0
+
+
 def _seed(value) -> int:
     seed = integer("seed", value, ConfigError)
     if not 0 <= seed < 2**63:
@@ -125,7 +136,7 @@ class BackgammonVectorEnv(VectorEnv):
         self._left, self._need, self._only = np.zeros((n, 4), np.int8), np.zeros(n, np.int64), np.zeros(n, np.int8)
         self._done = np.zeros(n, bool)  # NEXT_STEP: ended last step, restarts on this one
         self._moves = None
-        self._mask = None
+        self._mask = None  # the checker encoding's masks (the play encoding's follow from _moves)
 
     # ------------------------------------------------------------------ seeding and restarts
 
@@ -194,14 +205,19 @@ class BackgammonVectorEnv(VectorEnv):
         mover = self.player.copy()
         restarting = np.flatnonzero(self._done)
         acting = ~self._done
-        ok = acting & (actions >= 0) & (actions < self.single_action_space.n)
-        ok[ok] = self._mask[np.flatnonzero(ok), actions[ok]] != 0
+        if self.encoding == "play":  # the legal actions are 0 .. count - 1
+            counts = self._moves.counts()
+            ok = acting & (actions >= 0) & (actions < counts)
+        else:
+            ok = acting & (actions >= 0) & (actions < self.single_action_space.n)
+            ok[ok] = self._mask[np.flatnonzero(ok), actions[ok]] != 0
         bad = np.flatnonzero(acting & ~ok)
         if bad.size:
             if self.illegal == "raise":
                 b = int(bad[0])
+                legal = list(range(counts[b])) if self.encoding == "play" else np.flatnonzero(self._mask[b]).tolist()
                 raise IllegalMoveError(f"env {b}: action {int(actions[b])} is not legal there: "
-                                       f"legal actions are {np.flatnonzero(self._mask[b]).tolist()}")
+                                       f"legal actions are {legal}")
             illegal[bad], ended[bad] = True, True
             rewards[bad] = -illegal_penalty(self.reward)
         play = np.flatnonzero(ok)
@@ -248,16 +264,18 @@ class BackgammonVectorEnv(VectorEnv):
     def _observe(self) -> dict:
         """Every game's observation from the side on roll, masks made for the next actions."""
         n = self.num_envs
-        if self.encoding == "play":
+        if self.encoding == "play":  # the env keeps no mask: step checks actions against the counts
             self._moves = generate(self.boards, self.dice)
-            self._mask = (np.arange(PLAY_ACTIONS)[None, :] < self._moves.counts()[:, None]).astype(np.int8)
+            mask = np.empty((n, PLAY_ACTIONS), np.int8)
+            _prefix_masks(self._moves.offsets, self._done, mask)
         else:
             self._mask = np.empty((n, checker.CHECKER_ACTIONS), np.int8)
             checker.masks(self.boards, self._left, self._need, self._only, self._mask)
-        if self._done.any():
-            self._mask[self._done] = 0
-            self._mask[self._done, 0] = 1
-        obs = {"observation": self.encoder(self.boards), "dice": self.dice.copy(), "action_mask": self._mask.copy()}
+            if self._done.any():
+                self._mask[self._done] = 0
+                self._mask[self._done, 0] = 1
+            mask = self._mask.copy()
+        obs = {"observation": self.encoder(self.boards), "dice": self.dice.copy(), "action_mask": mask}
         if self.encoding == "checker":
             obs["dice_left"] = -np.sort(-self._left, axis=1)
         return obs
