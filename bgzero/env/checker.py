@@ -195,7 +195,9 @@ def reachable_results(boards: np.ndarray, dice: np.ndarray) -> tuple[np.ndarray,
     left, need, only = np.zeros((n, 4), np.int8), np.zeros(n, np.int64), np.zeros(n, np.int8)
     start_turns(boards, np.asarray(dice, np.int8), origin, left, need, only)
     found_origin, found = [], []
-    while len(origin):
+    for _ in range(4):  # each pass makes one step in every state; a turn is at most four (a double's)
+        if not len(origin):
+            break
         mask = np.zeros((len(origin), CHECKER_ACTIONS), np.int8)
         masks(boards, left, need, only, mask)
         stuck = int((~mask.any(axis=1)).sum())
@@ -214,6 +216,8 @@ def reachable_results(boards: np.ndarray, dice: np.ndarray) -> tuple[np.ndarray,
                               np.sort(left, axis=1).view(np.uint8)], axis=1)
         _, first = np.unique(key, axis=0, return_index=True)  # one copy of each partial state
         boards, left, need, only, origin = boards[first], left[first], need[first], only[first], origin[first]
+    if len(origin):
+        raise RuntimeError(f"{len(origin)} states still mid-turn after four steps: need went wrong")
     return _distinct(np.concatenate(found_origin), np.concatenate(found))
 
 
