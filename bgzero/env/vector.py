@@ -110,8 +110,8 @@ def _move(actions, done, boards, player, dice, keys, counters, play, results, of
     A legal one is played: a whole play (``results[offsets[b] + a]``, sides swapped) or one checker
     step (:func:`bgzero.env.checker.step`; the sides swap when its turn is over). A game the play
     ends scores the mover's points (``money``) or 1; in the others the roll passes and the next
-    turn's dice are drawn. Returns those games (the next side on roll, still to start its turn)
-    and -1, or the offending game's index."""
+    turn's dice are drawn. Returns those games (the next side on roll, still to start its turn),
+    -1 (or the offending game's index), and how many games had an illegal action and how many ended."""
     n = actions.shape[0]
     ok = np.zeros(n, np.bool_)
     for r in range(n):
@@ -123,9 +123,9 @@ def _move(actions, done, boards, player, dice, keys, counters, play, results, of
         else:
             ok[r] = 0 <= a < mask.shape[1] and mask[r, a] != 0
         if not ok[r] and raise_illegal:
-            return np.zeros(0, np.int64), r
+            return np.zeros(0, np.int64), r, 0, 0
     going = np.empty(n, np.int64)
-    g = 0
+    g = bad = over = 0
     loss = np.zeros(1, np.int8)
     for r in range(n):
         if done[r]:
@@ -134,6 +134,8 @@ def _move(actions, done, boards, player, dice, keys, counters, play, results, of
             illegal[r] = True
             ended[r] = True
             rewards[r] = -penalty
+            bad += 1
+            over += 1
             continue
         a = actions[r]
         if play:
@@ -158,13 +160,14 @@ def _move(actions, done, boards, player, dice, keys, counters, play, results, of
         if loss[0] != 0:
             rewards[r] = -loss[0] if money else 1
             ended[r] = True
+            over += 1
             continue
         player[r] ^= 1
         v = _draw(keys, counters, r) % np.uint64(36)
         dice[r, 0], dice[r, 1] = v // 6 + 1, v % 6 + 1
         going[g] = r
         g += 1
-    return going[:g], -1
+    return going[:g], -1, bad, over
 
 
 def _seed(value) -> int:
@@ -273,9 +276,8 @@ class BackgammonVectorEnv(VectorEnv):
         ended = np.zeros(n, bool)
         illegal = np.zeros(n, bool)
         mover = self.player.copy()
-        restarting = np.flatnonzero(self._done)
         play = self.encoding == "play"
-        going, bad = _move(actions, self._done, self.boards, self.player, self.dice, self._keys, self._counters,
+        going, bad, illegals, over = _move(actions, self._done, self.boards, self.player, self.dice, self._keys, self._counters,
                            play, self._moves.results if play else _NO_RESULTS,
                            self._moves.offsets if play else _NO_OFFSETS, _NO_MASK if play else self._mask,
                            self._left, self._need, self._only, self.reward == "money",
@@ -290,21 +292,23 @@ class BackgammonVectorEnv(VectorEnv):
                 ended[lost] = True
                 loss = -game_results(self.boards[lost])
                 rewards[lost] = -(loss if self.reward == "money" else 1)
-        final = np.flatnonzero(ended)
+                over += lost.size
         infos = {}
         if self.metadata["autoreset_mode"] is AutoresetMode.SAME_STEP:
-            if final.size:
+            if over:
+                final = np.flatnonzero(ended)
                 infos["final_obs"] = self._final_obs(final)
                 infos["_final_obs"] = ended.copy()
                 self._restart(final)
         else:
+            restarting = np.flatnonzero(self._done)  # the games that ended last step (_move skipped them)
             if restarting.size:
                 self._restart(restarting)
             self._done = ended
         obs = self._observe()
         infos.update(self._infos())
         infos["mover"] = mover
-        if illegal.any():
+        if illegals:
             infos["illegal_action"], infos["_illegal_action"] = illegal, illegal.copy()
         return obs, rewards, ended, np.zeros(n, bool), infos
 
