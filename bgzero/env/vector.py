@@ -97,6 +97,24 @@ def _prefix_masks(offsets, done, out):
         out[b, k:] = 0
 
 
+@njit(cache=True)
+def _checker_obs(boards, left, need, only, done, mask, dice_left):
+    """The checker encoding's masks (action 0 alone where ``done``) and each game's dice still to
+    play, largest first."""
+    checker.masks(boards, left, need, only, mask)
+    for b in range(boards.shape[0]):
+        if done[b]:
+            mask[b, :] = 0
+            mask[b, 0] = 1
+        for j in range(4):  # insertion sort, descending
+            d = left[b, j]
+            k = j
+            while k > 0 and dice_left[b, k - 1] < d:
+                dice_left[b, k] = dice_left[b, k - 1]
+                k -= 1
+            dice_left[b, k] = d
+
+
 _NO_RESULTS, _NO_OFFSETS, _NO_MASK = np.zeros((1, 2, 25), np.int8), np.zeros(2, np.int64), np.zeros((1, 1), np.int8)
 
 
@@ -286,13 +304,15 @@ class BackgammonVectorEnv(VectorEnv):
             legal = list(range(self._moves.counts()[bad])) if play else np.flatnonzero(self._mask[bad]).tolist()
             raise IllegalMoveError(f"env {bad}: action {int(actions[bad])} is not legal there: "
                                    f"legal actions are {legal}")
-        if going.size and (self.opponent is not None or not play):
+        if going.size and self.opponent is not None:
             lost = self._begin(going)
             if lost.size:  # the opponent's reply ended the game: the learner's loss
                 ended[lost] = True
                 loss = -game_results(self.boards[lost])
                 rewards[lost] = -(loss if self.reward == "money" else 1)
                 over += lost.size
+        elif going.size and not play:  # self-play: _begin's one job, the next side's checker turns
+            checker.start_turns(self.boards, self.dice, going, self._left, self._need, self._only)
         infos = {}
         if self.metadata["autoreset_mode"] is AutoresetMode.SAME_STEP:
             if over:
@@ -323,16 +343,14 @@ class BackgammonVectorEnv(VectorEnv):
             _prefix_masks(self._moves.offsets, self._done, mask)
         else:
             self._mask = np.empty((n, checker.CHECKER_ACTIONS), np.int8)
-            checker.masks(self.boards, self._left, self._need, self._only, self._mask)
-            if self._done.any():
-                self._mask[self._done] = 0
-                self._mask[self._done, 0] = 1
+            dice_left = np.empty((n, 4), np.int8)
+            _checker_obs(self.boards, self._left, self._need, self._only, self._done, self._mask, dice_left)
             mask = self._mask.copy()
         features = np.empty((n, self.encoder.num_inputs), np.float32)
         self.encoder.fn(self.boards, features)  # the boards are always C-ordered int8
         obs = {"observation": features, "dice": self.dice.copy(), "action_mask": mask}
         if self.encoding == "checker":
-            obs["dice_left"] = -np.sort(-self._left, axis=1)
+            obs["dice_left"] = dice_left
         return obs
 
     def _final_obs(self, rows: np.ndarray) -> dict:
