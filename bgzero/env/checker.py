@@ -11,7 +11,10 @@ after it can still play ``need - 1`` more steps, and when only one die is to be 
 that die. The turn ends when ``need`` steps are made. tests/test_env.py and
 scripts/check_env_rules.py check that the plays reachable this way are :func:`generate`'s.
 
-The kernels loop over the batch in numba: a vector environment's step calls each once.
+The kernels loop over the batch in numba: a vector environment's step calls :func:`masks` and
+:func:`start_turns` once each (its own kernel makes the steps, as :func:`step` does). They test a
+die's legal steps on bit masks, the mover's occupied columns and the points open to it, with the
+move generator's ``_sources``, and search the dice still to play in place on the board.
 """
 
 from __future__ import annotations
