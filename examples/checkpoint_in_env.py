@@ -15,6 +15,7 @@ import argparse
 import numpy as np
 
 from bgzero.agents.specs import make_agent
+from bgzero.env.table import MAX_GAME_PLIES
 from bgzero.env.vector import BackgammonVectorEnv
 
 
@@ -28,12 +29,16 @@ def play(agent_spec: str, opponent: str, games: int, seed: int) -> np.ndarray:
     env = BackgammonVectorEnv(num_envs=games, opponent=opponent)
     env.reset(seed=seed)
     points = np.full(games, np.nan)
-    while np.isnan(points).any():
+    for _ in range(MAX_GAME_PLIES):  # a step is two plies (the opponent's reply); see MAX_GAME_PLIES
+        if not np.isnan(points).any():
+            break
         moves = env.moves
         actions = agent.choose(env.boards, env.dice, moves) - moves.offsets[:-1]
         _, rewards, ended, _, _ = env.step(actions)
         first = ended & np.isnan(points)
         points[first] = rewards[first]
+    if np.isnan(points).any():
+        raise RuntimeError(f"{int(np.isnan(points).sum())} games did not end in {MAX_GAME_PLIES:,} steps")
     return points
 
 

@@ -23,6 +23,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from bgzero.env.table import MAX_GAME_PLIES
 from bgzero.env.vector import BackgammonVectorEnv
 
 
@@ -110,7 +111,9 @@ def evaluate(policy: Policy | None, games: int, seed: int) -> np.ndarray:
     rng = np.random.default_rng(seed)
     points = np.full(games, np.nan)
     with torch.no_grad():
-        while np.isnan(points).any():
+        for _ in range(4 * MAX_GAME_PLIES):  # checker steps: at most four a ply; see MAX_GAME_PLIES
+            if not np.isnan(points).any():
+                break
             mask = obs["action_mask"]
             if policy is None:
                 actions = np.argmax(mask * rng.random(mask.shape), axis=1)
@@ -120,6 +123,8 @@ def evaluate(policy: Policy | None, games: int, seed: int) -> np.ndarray:
             obs, r, ended, _, _ = env.step(actions)
             first = ended & np.isnan(points)
             points[first] = r[first]
+    if np.isnan(points).any():
+        raise RuntimeError(f"{int(np.isnan(points).sum())} games did not end in {4 * MAX_GAME_PLIES:,} steps")
     return points
 
 

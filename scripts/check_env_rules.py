@@ -31,7 +31,7 @@ import numpy as np
 from bgzero.engine.game import game_results, random_positions
 from bgzero.engine.movegen import generate
 from bgzero.env.checker import generated_results, reachable_results
-from bgzero.env.table import PLAY_ACTIONS, Table
+from bgzero.env.table import MAX_GAME_PLIES, PLAY_ACTIONS, Table
 from bgzero.env.vector import BackgammonVectorEnv
 
 
@@ -127,7 +127,7 @@ def crosscheck_openspiel(games: int, seed: int) -> int:
         state = game.new_initial_state()
         outcomes = [a for a, _ in state.chance_outcomes()]
         state.apply_action(int(rng.choice(outcomes)))  # the opening roll: who starts and both dice
-        while True:
+        for _ in range(MAX_GAME_PLIES):  # see MAX_GAME_PLIES: the game's end breaks out
             mover = state.current_player()
             board = openspiel_board(state, mover)
             dice = [int(c) for c in re.search(r"^Dice: (\d)(\d)", str(state), re.M).groups()]
@@ -150,6 +150,8 @@ def crosscheck_openspiel(games: int, seed: int) -> int:
             rolls = {state.action_to_string(a)[-3:-1]: a for a, _ in state.chance_outcomes()}
             d = rng.integers(1, 7, 2)
             state.apply_action(rolls[f"{d[0]}{d[1]}"])
+        else:
+            raise RulesMismatch(f"OpenSpiel game {g} did not end in {MAX_GAME_PLIES:,} turns")
     return turns
 
 

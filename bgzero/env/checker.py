@@ -11,7 +11,10 @@ after it can still play ``need - 1`` more steps, and when only one die is to be 
 that die. The turn ends when ``need`` steps are made. tests/test_env.py and
 scripts/check_env_rules.py check that the plays reachable this way are :func:`generate`'s.
 
-The kernels loop over the batch in numba: a vector environment's step calls each once.
+The kernels loop over the batch in numba: a vector environment's step calls :func:`masks` and
+:func:`start_turns` once each (its own kernel makes the steps, as :func:`step` does). They test a
+die's legal steps on bit masks, the mover's occupied columns and the points open to it, with the
+move generator's ``_sources``, and search the dice still to play in place on the board.
 """
 
 from __future__ import annotations
@@ -20,33 +23,16 @@ import numpy as np
 from numba import njit
 
 from bgzero.engine.movegen import generate
+from bgzero.engine.movegen_kernels import _sources
+from bgzero.engine.rowbits import lowest
 
 CHECKER_ACTIONS = 156
 PASS = 0
 
 
 @njit(cache=True)
-def _legal(board, c, d):
-    """Can the mover (row 0) move a checker from column ``c`` (24 the bar) by ``d`` pips?"""
-    if board[0, c] == 0 or (board[0, 24] > 0 and c != 24):
-        return False
-    to = c + 1 - d  # the landing point, <= 0 bears off
-    if to >= 1:
-        return board[1, 24 - to] < 2
-    for k in range(6, 25):
-        if board[0, k] > 0:
-            return False  # not every checker home
-    if to == 0:
-        return True
-    for k in range(c + 1, 6):
-        if board[0, k] > 0:
-            return False  # a larger die bears off only from the highest point
-    return True
-
-
-@njit(cache=True)
 def _apply(board, c, d):
-    """Move the checker (``_legal`` must hold); a blot on the landing point goes to the bar."""
+    """Move the checker (it must be a legal step); a blot on the landing point goes to the bar."""
     board[0, c] -= 1
     to = c + 1 - d
     if to >= 1:
@@ -57,8 +43,25 @@ def _apply(board, c, d):
 
 
 @njit(cache=True)
-def _max_steps(board, left, want):
-    """How many of the dice in ``left`` (0 = used) can be played in some order, capped at ``want``."""
+def _bits(board):
+    """The mover's occupied columns (bit 24 the bar) and the columns it may land on (the other
+    side has fewer than two checkers there): the bit masks :func:`_sources` takes. Hitting a
+    blot leaves its point open, so the second mask holds for the whole turn."""
+    occ = np.int64(0)
+    open_mask = np.int64(0)
+    for c in range(25):
+        if board[0, c] > 0:
+            occ |= np.int64(1) << c
+        if c < 24 and board[1, 23 - c] < 2:
+            open_mask |= np.int64(1) << c
+    return occ, open_mask
+
+
+@njit(cache=True)
+def _most(mine, occ, open_mask, left, want):
+    """How many of the dice in ``left`` (0 = used) can be played in some order, capped at ``want``:
+    the mover's counts ``mine`` (a board's row 0) with occupied columns ``occ``. ``mine`` and
+    ``left`` are changed while searching and restored before returning."""
     best = 0
     for j in range(4):
         d = left[j]
@@ -70,19 +73,31 @@ def _max_steps(board, left, want):
                 seen = True
         if seen:
             continue
-        for c in range(25):
-            if _legal(board, c, d):
-                if want == 1:
-                    return 1
-                nxt = board.copy()
-                _apply(nxt, c, d)
-                left[j] = 0
-                got = 1 + _max_steps(nxt, left, want - 1)
+        src = _sources(occ, open_mask << d, d)
+        if src == 0:
+            continue
+        if want == 1:
+            return 1
+        left[j] = 0
+        while src:
+            c = lowest(src)
+            src &= src - 1
+            to = c - d  # the landing column, < 0 bears off
+            mine[c] -= 1
+            after = occ if mine[c] else occ & ~(np.int64(1) << c)
+            if to >= 0:
+                mine[to] += 1
+                after |= np.int64(1) << to
+            got = 1 + _most(mine, after, open_mask, left, want - 1)
+            if to >= 0:
+                mine[to] -= 1
+            mine[c] += 1
+            if got == want:
                 left[j] = d
-                if got == want:
-                    return want
-                if got > best:
-                    best = got
+                return want
+            if got > best:
+                best = got
+        left[j] = d
     return best
 
 
@@ -96,41 +111,59 @@ def start_turns(boards, dice, rows, left, need, only):
             left[r, :] = d1
         else:
             left[r, 0], left[r, 1], left[r, 2], left[r, 3] = d1, d2, 0, 0
-        need[r] = _max_steps(boards[r], left[r], 4 if d1 == d2 else 2)
+        occ, open_mask = _bits(boards[r])
+        need[r] = _most(boards[r, 0], occ, open_mask, left[r], 4 if d1 == d2 else 2)
         only[r] = 0
         if need[r] == 1 and d1 != d2:
             high = max(d1, d2)
-            only[r] = min(d1, d2)
-            for c in range(25):
-                if _legal(boards[r], c, high):
-                    only[r] = high
-                    break
+            only[r] = high if _sources(occ, open_mask << high, high) else min(d1, d2)
 
 
 @njit(cache=True)
 def masks(boards, left, need, only, out):
-    """``out[b]``: the legal checker actions of board ``b`` mid-turn (the pass alone when none)."""
+    """``out[b]``: the legal checker actions of board ``b`` mid-turn (the pass alone when none).
+
+    A step from column ``c`` by die ``d`` is action ``6 * (25 - c) + d - 1``; it is masked in when
+    it is legal (:func:`_sources` has ``c`` for ``d``) and the dice left after it can still make
+    ``need - 1`` steps. tests/test_env.py compares these masks with a step-by-step reference."""
     out[:] = 0
     for b in range(boards.shape[0]):
         if need[b] == 0:
             out[b, PASS] = 1
             continue
+        mine, dice = boards[b, 0], left[b]
+        occ, open_mask = _bits(boards[b])
         for j in range(4):
-            d = left[b, j]
+            d = dice[j]
             if d == 0 or (only[b] != 0 and d != only[b]):
                 continue
-            for c in range(25):
-                if out[b, 6 * (25 - c) + d - 1] or not _legal(boards[b], c, d):
-                    continue
+            seen = False
+            for i in range(j):
+                if dice[i] == d:
+                    seen = True
+            if seen:
+                continue
+            src = _sources(occ, open_mask << d, d)
+            if need[b] > 1:
+                dice[j] = 0
+            while src:
+                c = lowest(src)
+                src &= src - 1
                 ok = need[b] == 1
-                if not ok:
-                    nxt = boards[b].copy()
-                    _apply(nxt, c, d)
-                    left[b, j] = 0
-                    ok = _max_steps(nxt, left[b], need[b] - 1) == need[b] - 1
-                    left[b, j] = d
+                if not ok:  # the step, the search after it, the step taken back
+                    to = c - d
+                    mine[c] -= 1
+                    after = occ if mine[c] else occ & ~(np.int64(1) << c)
+                    if to >= 0:
+                        mine[to] += 1
+                        after |= np.int64(1) << to
+                    ok = _most(mine, after, open_mask, dice, need[b] - 1) == need[b] - 1
+                    if to >= 0:
+                        mine[to] -= 1
+                    mine[c] += 1
                 if ok:
                     out[b, 6 * (25 - c) + d - 1] = 1
+            dice[j] = d
 
 
 @njit(cache=True)
@@ -165,7 +198,9 @@ def reachable_results(boards: np.ndarray, dice: np.ndarray) -> tuple[np.ndarray,
     left, need, only = np.zeros((n, 4), np.int8), np.zeros(n, np.int64), np.zeros(n, np.int8)
     start_turns(boards, np.asarray(dice, np.int8), origin, left, need, only)
     found_origin, found = [], []
-    while len(origin):
+    for _ in range(4):  # each pass makes one step in every state; a turn is at most four (a double's)
+        if not len(origin):
+            break
         mask = np.zeros((len(origin), CHECKER_ACTIONS), np.int8)
         masks(boards, left, need, only, mask)
         stuck = int((~mask.any(axis=1)).sum())
@@ -184,6 +219,8 @@ def reachable_results(boards: np.ndarray, dice: np.ndarray) -> tuple[np.ndarray,
                               np.sort(left, axis=1).view(np.uint8)], axis=1)
         _, first = np.unique(key, axis=0, return_index=True)  # one copy of each partial state
         boards, left, need, only, origin = boards[first], left[first], need[first], only[first], origin[first]
+    if len(origin):
+        raise RuntimeError(f"{len(origin)} states still mid-turn after four steps: need went wrong")
     return _distinct(np.concatenate(found_origin), np.concatenate(found))
 
 

@@ -39,13 +39,15 @@ class BackgammonEnv(gymnasium.Env):
         return self.table.afterstates()
 
     def _opponent_moves(self) -> bool:
-        """Play the opponent's turns until the learner is on roll; True when the game ended."""
-        while self.table.player == 1:
-            t = self.table
-            moves = generate(t.board[None], t.dice[None].astype(np.int64))
-            if t.play_result(moves.results[int(self.opponent.choose(t.board[None], t.dice[None], moves)[0])]):
-                return True
-        return False
+        """Play the opponent's turn if it is on roll; True when the game ended.
+
+        One turn, not a loop: a whole play either ends the game or passes the roll
+        (:meth:`Table.play_result`), so after it the learner is on roll and nothing here can run on."""
+        t = self.table
+        if t.player != 1:
+            return False
+        moves = generate(t.board[None], t.dice[None].astype(np.int64))
+        return t.play_result(moves.results[int(self.opponent.choose(t.board[None], t.dice[None], moves)[0])])
 
     def reset(self, seed=None, options=None):
         super().reset(seed=seed)

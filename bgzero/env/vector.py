@@ -25,7 +25,7 @@ from numba import njit
 
 from bgzero.agents.specs import make_agent, parse_spec
 from bgzero.engine.board import START
-from bgzero.engine.game import game_results
+from bgzero.engine.game import _results_kernel, game_results
 from bgzero.engine.movegen import MoveBatch, generate
 from bgzero.env import checker
 from bgzero.env.table import PLAY_ACTIONS, check_options, illegal_penalty, observation_space
@@ -86,6 +86,108 @@ def _random_picks(keys, counters, rows, offsets, out):
         out[k] = offsets[k] + np.int64(_draw(keys, counters, rows[k]) % np.uint64(n))
 
 
+@njit(cache=True)
+def _prefix_masks(offsets, done, out):
+    """The play encoding's masks: row ``b`` allows actions ``0 .. count - 1``, ``count`` its number
+    of legal plays (``offsets[b + 1] - offsets[b]``), or action 0 alone where ``done[b]``. Two
+    memsets a row, and no (batch, 3060) temporaries."""
+    for b in range(out.shape[0]):
+        k = 1 if done[b] else offsets[b + 1] - offsets[b]
+        out[b, :k] = 1
+        out[b, k:] = 0
+
+
+@njit(cache=True)
+def _checker_obs(boards, left, need, only, done, mask, dice_left):
+    """The checker encoding's masks (action 0 alone where ``done``) and each game's dice still to
+    play, largest first."""
+    checker.masks(boards, left, need, only, mask)
+    for b in range(boards.shape[0]):
+        if done[b]:
+            mask[b, :] = 0
+            mask[b, 0] = 1
+        for j in range(4):  # insertion sort, descending
+            d = left[b, j]
+            k = j
+            while k > 0 and dice_left[b, k - 1] < d:
+                dice_left[b, k] = dice_left[b, k - 1]
+                k -= 1
+            dice_left[b, k] = d
+
+
+_NO_RESULTS, _NO_OFFSETS, _NO_MASK = np.zeros((1, 2, 25), np.int8), np.zeros(2, np.int64), np.zeros((1, 1), np.int8)
+
+
+@njit(cache=True)
+def _move(actions, done, boards, player, dice, keys, counters, play, results, offsets, mask, left, need, only,
+          money, penalty, raise_illegal, rewards, ended, illegal):
+    """The learner's (or the side on roll's) actions in every game not ``done``, in one pass.
+
+    An action outside the mask ends its game as the chooser's loss of ``penalty``; with
+    ``raise_illegal`` the first such game's index is returned instead, before anything is played.
+    A legal one is played: a whole play (``results[offsets[b] + a]``, sides swapped) or one checker
+    step (:func:`bgzero.env.checker.step`; the sides swap when its turn is over). A game the play
+    ends scores the mover's points (``money``) or 1; in the others the roll passes and the next
+    turn's dice are drawn. Returns those games (the next side on roll, still to start its turn),
+    -1 (or the offending game's index), and how many games had an illegal action and how many ended."""
+    n = actions.shape[0]
+    ok = np.zeros(n, np.bool_)
+    for r in range(n):
+        if done[r]:
+            continue
+        a = actions[r]
+        if play:
+            ok[r] = 0 <= a < offsets[r + 1] - offsets[r]
+        else:
+            ok[r] = 0 <= a < mask.shape[1] and mask[r, a] != 0
+        if not ok[r] and raise_illegal:
+            return np.zeros(0, np.int64), r, 0, 0
+    going = np.empty(n, np.int64)
+    g = bad = over = 0
+    loss = np.zeros(1, np.int8)
+    for r in range(n):
+        if done[r]:
+            continue
+        if not ok[r]:
+            illegal[r] = True
+            ended[r] = True
+            rewards[r] = -penalty
+            bad += 1
+            over += 1
+            continue
+        a = actions[r]
+        if play:
+            boards[r] = results[offsets[r] + a]
+        else:
+            if a < 6:
+                need[r] = 0
+            else:
+                d = a % 6 + 1
+                checker._apply(boards[r], 25 - a // 6, d)
+                for j in range(4):
+                    if left[r, j] == d:
+                        left[r, j] = 0
+                        break
+                need[r] -= 1
+                only[r] = 0
+            if need[r] > 0:
+                continue
+            for c in range(25):  # the turn is over: the other side on roll
+                boards[r, 0, c], boards[r, 1, c] = boards[r, 1, c], boards[r, 0, c]
+        _results_kernel(boards[r:r + 1], 3, loss)  # a legal play never leaves both sides borne off
+        if loss[0] != 0:
+            rewards[r] = -loss[0] if money else 1
+            ended[r] = True
+            over += 1
+            continue
+        player[r] ^= 1
+        v = _draw(keys, counters, r) % np.uint64(36)
+        dice[r, 0], dice[r, 1] = v // 6 + 1, v % 6 + 1
+        going[g] = r
+        g += 1
+    return going[:g], -1, bad, over
+
+
 def _seed(value) -> int:
     seed = integer("seed", value, ConfigError)
     if not 0 <= seed < 2**63:
@@ -125,7 +227,7 @@ class BackgammonVectorEnv(VectorEnv):
         self._left, self._need, self._only = np.zeros((n, 4), np.int8), np.zeros(n, np.int64), np.zeros(n, np.int8)
         self._done = np.zeros(n, bool)  # NEXT_STEP: ended last step, restarts on this one
         self._moves = None
-        self._mask = None
+        self._mask = None  # the checker encoding's masks (the play encoding's follow from _moves)
 
     # ------------------------------------------------------------------ seeding and restarts
 
@@ -192,54 +294,41 @@ class BackgammonVectorEnv(VectorEnv):
         ended = np.zeros(n, bool)
         illegal = np.zeros(n, bool)
         mover = self.player.copy()
-        restarting = np.flatnonzero(self._done)
-        acting = ~self._done
-        ok = acting & (actions >= 0) & (actions < self.single_action_space.n)
-        ok[ok] = self._mask[np.flatnonzero(ok), actions[ok]] != 0
-        bad = np.flatnonzero(acting & ~ok)
-        if bad.size:
-            if self.illegal == "raise":
-                b = int(bad[0])
-                raise IllegalMoveError(f"env {b}: action {int(actions[b])} is not legal there: "
-                                       f"legal actions are {np.flatnonzero(self._mask[b]).tolist()}")
-            illegal[bad], ended[bad] = True, True
-            rewards[bad] = -illegal_penalty(self.reward)
-        play = np.flatnonzero(ok)
-        if self.encoding == "play":
-            self.boards[play] = self._moves.results[self._moves.offsets[play] + actions[play]]
-            turned = play
-        else:
-            checker.step(self.boards, self._left, self._need, self._only, actions, play)
-            turned = play[self._need[play] == 0]
-            self.boards[turned] = self.boards[turned, ::-1]
-        if turned.size:
-            loss = game_results(self.boards[turned])
-            won = turned[loss != 0]
-            rewards[won] = -loss[loss != 0] if self.reward == "money" else 1
-            ended[won] = True
-            going = turned[loss == 0]
-            self.player[going] ^= 1
-            _roll(self._keys, self._counters, going, self.dice)
+        play = self.encoding == "play"
+        going, bad, illegals, over = _move(actions, self._done, self.boards, self.player, self.dice, self._keys, self._counters,
+                           play, self._moves.results if play else _NO_RESULTS,
+                           self._moves.offsets if play else _NO_OFFSETS, _NO_MASK if play else self._mask,
+                           self._left, self._need, self._only, self.reward == "money",
+                           illegal_penalty(self.reward), self.illegal == "raise", rewards, ended, illegal)
+        if bad >= 0:  # illegal="raise": nothing was played
+            legal = list(range(self._moves.counts()[bad])) if play else np.flatnonzero(self._mask[bad]).tolist()
+            raise IllegalMoveError(f"env {bad}: action {int(actions[bad])} is not legal there: "
+                                   f"legal actions are {legal}")
+        if going.size and self.opponent is not None:
             lost = self._begin(going)
             if lost.size:  # the opponent's reply ended the game: the learner's loss
                 ended[lost] = True
                 loss = -game_results(self.boards[lost])
                 rewards[lost] = -(loss if self.reward == "money" else 1)
-        final = np.flatnonzero(ended)
+                over += lost.size
+        elif going.size and not play:  # self-play: _begin's one job, the next side's checker turns
+            checker.start_turns(self.boards, self.dice, going, self._left, self._need, self._only)
         infos = {}
         if self.metadata["autoreset_mode"] is AutoresetMode.SAME_STEP:
-            if final.size:
+            if over:
+                final = np.flatnonzero(ended)
                 infos["final_obs"] = self._final_obs(final)
                 infos["_final_obs"] = ended.copy()
                 self._restart(final)
         else:
+            restarting = np.flatnonzero(self._done)  # the games that ended last step (_move skipped them)
             if restarting.size:
                 self._restart(restarting)
             self._done = ended
         obs = self._observe()
         infos.update(self._infos())
         infos["mover"] = mover
-        if illegal.any():
+        if illegals:
             infos["illegal_action"], infos["_illegal_action"] = illegal, illegal.copy()
         return obs, rewards, ended, np.zeros(n, bool), infos
 
@@ -248,18 +337,20 @@ class BackgammonVectorEnv(VectorEnv):
     def _observe(self) -> dict:
         """Every game's observation from the side on roll, masks made for the next actions."""
         n = self.num_envs
-        if self.encoding == "play":
+        if self.encoding == "play":  # the env keeps no mask: step checks actions against the counts
             self._moves = generate(self.boards, self.dice)
-            self._mask = (np.arange(PLAY_ACTIONS)[None, :] < self._moves.counts()[:, None]).astype(np.int8)
+            mask = np.empty((n, PLAY_ACTIONS), np.int8)
+            _prefix_masks(self._moves.offsets, self._done, mask)
         else:
             self._mask = np.empty((n, checker.CHECKER_ACTIONS), np.int8)
-            checker.masks(self.boards, self._left, self._need, self._only, self._mask)
-        if self._done.any():
-            self._mask[self._done] = 0
-            self._mask[self._done, 0] = 1
-        obs = {"observation": self.encoder(self.boards), "dice": self.dice.copy(), "action_mask": self._mask.copy()}
+            dice_left = np.empty((n, 4), np.int8)
+            _checker_obs(self.boards, self._left, self._need, self._only, self._done, self._mask, dice_left)
+            mask = self._mask.copy()
+        features = np.empty((n, self.encoder.num_inputs), np.float32)
+        self.encoder.fn(self.boards, features)  # the boards are always C-ordered int8
+        obs = {"observation": features, "dice": self.dice.copy(), "action_mask": mask}
         if self.encoding == "checker":
-            obs["dice_left"] = -np.sort(-self._left, axis=1)
+            obs["dice_left"] = dice_left
         return obs
 
     def _final_obs(self, rows: np.ndarray) -> dict:
