@@ -2,9 +2,11 @@
 
 Each client sends its requests one after another on its own connection; throughput is
 requests answered per second over the whole run and latency is per request. Beside them,
-``silent`` connections open and send nothing, and ``slow`` ones send a request a few bytes
-at a time: with an async server and a bounded worker pool neither may hold up the others.
-Run it: ``python scripts/load_web.py --clients 50 --requests 100``; the tests run a small one.
+``silent`` connections open and send nothing, ``slow`` ones send a request a few bytes
+at a time, and ``rollouts`` rollouts of ``trials`` trials stream on the long-work pool:
+with an async server and bounded pools none of them may hold up the short requests.
+Run it: ``python scripts/load_web.py --clients 50 --requests 100 --rollouts 2 --trials 1296``;
+the tests run a small one.
 """
 
 from __future__ import annotations
@@ -29,10 +31,28 @@ class LoadReport:
     p50_ms: float
     p99_ms: float
     max_ms: float
+    rollouts: tuple[str, ...] = ()  # how each rollout ended: finished, or its error
 
     def __str__(self) -> str:
+        ended = f"; rollouts: {', '.join(self.rollouts)}" if self.rollouts else ""
         return (f"{self.requests} requests, {self.errors} errors in {self.seconds:.1f} s: {self.throughput:.0f} req/s, "
-                f"latency p50 {self.p50_ms:.1f} ms, p99 {self.p99_ms:.1f} ms, max {self.max_ms:.1f} ms")
+                f"latency p50 {self.p50_ms:.1f} ms, p99 {self.p99_ms:.1f} ms, max {self.max_ms:.1f} ms{ended}")
+
+
+async def _rollout(base: str, trials: int, seed: int) -> str:
+    """One rollout of the starting position, streamed to its end: ``finished (N trials, S s)`` or what went wrong."""
+    import json
+
+    start = time.perf_counter()
+    async with httpx.AsyncClient(base_url=base, timeout=None) as http:
+        async with http.stream("POST", "/api/rollout", json={"position": START, "trials": trials, "seed": seed}) as r:
+            last = None
+            async for line in r.aiter_lines():
+                if line.strip():
+                    last = json.loads(line)
+    if last is None or "result" not in last:
+        return f"failed ({last})"
+    return f"finished ({trials} trials, {time.perf_counter() - start:.0f} s)"
 
 
 async def _silent(host: str, port: int, hold: asyncio.Event, slow: bool) -> None:
@@ -70,11 +90,13 @@ async def _client(base: str, n: int, agent: str, seed: int, latencies: list, err
 
 
 async def run_load(base: str, clients: int = 50, requests: int = 100, agent: str = "strong",
-                   silent: int = 10, slow: int = 10, seed: int = 0) -> LoadReport:
-    """``clients`` x ``requests`` ``/api/move`` calls against ``base`` while silent and slow connections hang on."""
+                   silent: int = 10, slow: int = 10, seed: int = 0, rollouts: int = 0, trials: int = 1296) -> LoadReport:
+    """``clients`` x ``requests`` ``/api/move`` calls against ``base`` while silent and slow connections hang
+    on and ``rollouts`` rollouts run; the rollouts are waited for to their end."""
     url = httpx.URL(base)
     hold = asyncio.Event()
     idle = [asyncio.ensure_future(_silent(url.host, url.port, hold, k < slow)) for k in range(silent + slow)]
+    rolling = [asyncio.ensure_future(_rollout(base, trials, seed + k)) for k in range(rollouts)]
     await asyncio.sleep(0.2)
     latencies: list[float] = []
     errors: list[str] = []
@@ -83,9 +105,10 @@ async def run_load(base: str, clients: int = 50, requests: int = 100, agent: str
     seconds = time.perf_counter() - start
     hold.set()
     await asyncio.gather(*idle)
+    ended = tuple(await asyncio.gather(*rolling))
     ms = np.array(latencies) * 1000
     return LoadReport(len(latencies), len(errors), seconds, len(latencies) / seconds, float(np.percentile(ms, 50)),
-                      float(np.percentile(ms, 99)), float(ms.max()))
+                      float(np.percentile(ms, 99)), float(ms.max()), ended)
 
 
 def main() -> None:
@@ -102,6 +125,8 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--silent", type=int, default=10)
     parser.add_argument("--slow", type=int, default=10)
+    parser.add_argument("--rollouts", type=int, default=2, help="rollouts streaming beside the load")
+    parser.add_argument("--trials", type=int, default=1296, help="trials of each rollout")
     args = parser.parse_args()
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -117,12 +142,14 @@ def main() -> None:
             except httpx.HTTPError:
                 time.sleep(0.1)
         httpx.get(base + "/api/move", params={"position": START, "dice": "31", "agent": args.agent}, timeout=60)  # load the agent
-        report = asyncio.run(run_load(base, args.clients, args.requests, args.agent, args.silent, args.slow))
+        report = asyncio.run(run_load(base, args.clients, args.requests, args.agent, args.silent, args.slow,
+                                      rollouts=args.rollouts, trials=args.trials))
         print(f"{args.clients} clients x {args.requests} /api/move ({args.agent}, {args.workers} workers), "
-              f"{args.silent} silent and {args.slow} slow connections beside them: {report}")
+              f"{args.silent} silent and {args.slow} slow connections and {args.rollouts} {args.trials}-trial "
+              f"rollouts beside them: {report}")
         after = httpx.get(base + "/api/move", params={"position": START, "dice": "31", "agent": "strong"}, timeout=10).json()
         print(f"afterwards: best 31 from the start is {after['moves'][0]['move']} (expected 8/5 6/5)")
-        if report.errors or after["moves"][0]["move"] != "8/5 6/5":
+        if report.errors or after["moves"][0]["move"] != "8/5 6/5" or any("failed" in r for r in report.rollouts):
             raise SystemExit(1)
     finally:
         server.terminate()

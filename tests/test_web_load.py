@@ -22,8 +22,9 @@ _spec.loader.exec_module(load_web)
 
 def test_concurrent_clients_get_every_answer_and_idle_ones_block_nobody():
     with serving(create_app(Engine(["strong"]), default_agent="strong")) as base:
-        report = asyncio.run(load_web.run_load(base, clients=8, requests=8, silent=6, slow=6))
+        report = asyncio.run(load_web.run_load(base, clients=8, requests=8, silent=6, slow=6, rollouts=1, trials=72))
         assert report.requests == 64 and report.errors == 0
+        assert len(report.rollouts) == 1 and report.rollouts[0].startswith("finished (72 trials")
 
         async def while_idle_connections_hang():
             hold = asyncio.Event()
