@@ -11,9 +11,11 @@ high that a single win decides); the Crawford game has a dead cube.
 
 from __future__ import annotations
 
+import numpy as np
+
 from bgzero.cube.actions import CubeEquities
-from bgzero.cube.met import match_cube_equities, match_cubeful_mwc, mwc_to_emg, pass_mwc
-from bgzero.cube.money import CLASSIC, money_cube_equities, money_equity
+from bgzero.cube.met import match_cube_equities, match_cubeful_mwc, match_cubeful_mwcs, mwc_to_emg, mwcs_to_emg, pass_mwc
+from bgzero.cube.money import CLASSIC, money_cube_equities, money_equities, money_equity
 from bgzero.cube.state import MatchState, may_double
 
 
@@ -22,6 +24,13 @@ def no_double_value(probs, state: MatchState, player: int, x: float = CLASSIC.co
     if state.is_money:
         return money_equity(probs, state, player, x) * state.cube.value
     return match_cubeful_mwc(probs, state, player, x)
+
+
+def no_double_values(probs, state: MatchState, player: int, x=CLASSIC.contact) -> np.ndarray:
+    """:func:`no_double_value` of each row of ``probs`` (n, 5) at one state, as an array (``x``: one or per row)."""
+    if state.is_money:
+        return money_equities(probs, state, player, x) * state.cube.value
+    return match_cubeful_mwcs(probs, state, player, x)
 
 
 def cube_values(probs, state: MatchState, player: int, x: float = CLASSIC.contact) -> CubeEquities:
@@ -69,3 +78,10 @@ def normalised(value: float, state: MatchState, player: int) -> float:
     if state.is_money:
         return value / state.cube.value
     return mwc_to_emg(value, state, player)
+
+
+def normalised_values(values, state: MatchState, player: int) -> np.ndarray:
+    """:func:`normalised` of an array of values at one state."""
+    if state.is_money:
+        return np.asarray(values, np.float64) / state.cube.value
+    return mwcs_to_emg(values, state, player)
