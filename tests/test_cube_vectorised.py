@@ -5,9 +5,9 @@ import pytest
 
 from bgzero.cube import (
     CENTRED,
+    CENTRED_CUBE,
     OWNED_CUBE,
     UNAVAILABLE_CUBE,
-    CENTRED_CUBE,
     CubeState,
     InvalidProbabilitiesError,
     MatchState,

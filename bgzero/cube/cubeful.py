@@ -14,7 +14,14 @@ from __future__ import annotations
 import numpy as np
 
 from bgzero.cube.actions import CubeEquities
-from bgzero.cube.met import match_cube_equities, match_cubeful_mwc, match_cubeful_mwcs, mwc_to_emg, mwcs_to_emg, pass_mwc
+from bgzero.cube.met import (
+    match_cube_equities,
+    match_cubeful_mwc,
+    match_cubeful_mwcs,
+    mwc_to_emg,
+    mwcs_to_emg,
+    pass_mwc,
+)
 from bgzero.cube.money import CLASSIC, money_cube_equities, money_equities, money_equity
 from bgzero.cube.state import MatchState, may_double
 
