@@ -116,3 +116,27 @@ def test_bad_input_is_refused_as_the_scalar_function_refuses_it():
         match_cubeful_mwcs(np.array([[0.5, 0.1, 0.0, 0.0, 0.0]]), state, 0, 1.5)
     with pytest.raises(ValueError):
         match_cubeful_mwcs(np.array([[0.5, 0.1, 0.0, 0.0, 0.0]]), MatchState(0), 0)
+
+
+def test_cube_lives_are_cube_efficiency_per_board():
+    from bgzero.agents.cube import cube_lives
+    from bgzero.cube import CLASSIC, GNUBG_SHALLOW, cube_efficiency
+    from bgzero.engine.board import START, pip_counts
+    from bgzero.engine.classify import RACE, PositionClass, classify
+    from bgzero.engine.game import ROLLS
+    from bgzero.engine.movegen import generate
+
+    rng = np.random.default_rng(3)
+    boards, seen = np.stack([START] * len(ROLLS)), []
+    for _ in range(100):  # random games, to the bear-off and the end
+        moves = generate(boards, ROLLS)
+        seen.append(moves.results)
+        boards = moves.results[[rng.integers(moves.offsets[i], moves.offsets[i + 1]) for i in range(len(boards))]]
+    seen = np.concatenate(seen)
+    kinds = classify(seen)
+    assert {PositionClass.CONTACT, PositionClass.RACE, PositionClass.BEAROFF} <= set(kinds.tolist())
+    pips = pip_counts(seen)[:, 0]
+    for params in (GNUBG_SHALLOW, CLASSIC):
+        want = [cube_efficiency(PositionClass(k), int(pips[i]) if k == RACE else None, params)
+                for i, k in enumerate(kinds)]
+        np.testing.assert_array_equal(cube_lives(seen, params), want)
