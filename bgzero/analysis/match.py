@@ -16,7 +16,9 @@ Errors are in normalised equity (the cube at 1); gnubg's marks use its threshold
   ``luck_ply`` (0 by default, as in gnubg 1.07). Summed, it is gnubg's "Luck total EMG";
   times the cube, points. The luck-adjusted result takes each side's luck out of its points.
 * Every play is judged at the analysis ply, the played move included, and every position
-  of a match (or of a folder of matches) goes through the batched search together.
+  of a match (or of a folder of matches) goes through the batched search together, through
+  one :class:`~bgzero.value.memo.MemoEvaluator`: a board met again (the luck's rolls, the
+  judged plays, the cube decisions' searches share many) is not evaluated again.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from bgzero.engine.movegen import generate
 from bgzero.engine.notation import format_steps, parse_move
 from bgzero.engine.segments import segment_argmax
 from bgzero.match.record import DOUBLE, MOVE, MatchGame, MatchRecord
+from bgzero.value.memo import MemoEvaluator
 
 MARKS = ((0.16, "very bad"), (0.08, "bad"), (0.04, "doubtful"))  # gnubg's arSkillLevel
 RATINGS = ((0.005, "Supernatural"), (0.010, "World class"), (0.015, "Expert"), (0.020, "Advanced"),
@@ -240,6 +243,8 @@ def analyse_matches(evaluator, records: list[MatchRecord], ply: int = 0, *, luck
     ``luck_ply`` (gnubg's default 0).
     """
     sources = list(sources) if sources is not None else [""] * len(records)
+    if not isinstance(evaluator, MemoEvaluator):  # the same boards come back again and again: each computed once
+        evaluator = MemoEvaluator(evaluator)
     plays, cubes = [], []
     for m, record in enumerate(records):
         for number, game in enumerate(record.games, 1):
