@@ -37,8 +37,7 @@ class MemoEvaluator:
         return getattr(self.inner, name)
 
     def _clear(self, capacity: int) -> None:
-        self._slots = np.full(2 * capacity, -1, np.int64)
-        self._keys = np.empty(capacity, np.int64)
+        self._slots = np.full((2 * capacity, 2), -1, np.int64)  # (hash, entry) pairs: one cache line a probe
         self._boards = np.empty((capacity, WIDTH), np.int8)
         self._probs = np.empty((capacity, 5), np.float32)
         self._count = 0
@@ -46,17 +45,17 @@ class MemoEvaluator:
     def _grow(self, n: int) -> None:
         """Room for ``n`` more boards: the table doubled as needed, or started afresh past the limit."""
         if self._count + n > self.limit:
-            self._clear(len(self._keys))
-        capacity, need = len(self._keys), self._count + n
+            self._clear(len(self._boards))
+        capacity, need = len(self._boards), self._count + n
         if need <= capacity:
             return
         while capacity < need:
             capacity *= 2
         m = self._count
-        keys, boards, probs = self._keys, self._boards, self._probs
+        slots, boards, probs = self._slots, self._boards, self._probs
         self._clear(capacity)
-        self._keys[:m], self._boards[:m], self._probs[:m] = keys[:m], boards[:m], probs[:m]
-        _rehash(self._slots, self._keys, m)
+        self._boards[:m], self._probs[:m] = boards[:m], probs[:m]
+        _rehash(slots, self._slots)
         self._count = m
 
     def _remembered(self, boards: np.ndarray, compute) -> np.ndarray:
@@ -67,7 +66,7 @@ class MemoEvaluator:
             return compute(boards)
         self._grow(self._count + len(rows))
         start = self._count
-        index, count = _find_or_add(rows, _MULTIPLIERS, self._slots, self._keys, self._boards, start)
+        index, count = _find_or_add(rows, _MULTIPLIERS, self._slots, self._boards, start)
         if count > start:
             self._probs[start:count] = compute(self._boards[start:count].reshape(-1, 2, 25))
             self.computed += count - start
@@ -100,18 +99,20 @@ def _hash(rows, i, multipliers):
 
 
 @njit(cache=True, nogil=True)
-def _rehash(slots, keys, m):
+def _rehash(old, slots):
     mask = len(slots) - 1
-    for j in range(m):
-        key = keys[j]
-        slot = (key ^ (key >> 29)) & mask
-        while slots[slot] >= 0:
-            slot = (slot + 1) & mask
-        slots[slot] = j
+    for k in range(len(old)):
+        if old[k, 1] >= 0:
+            key = old[k, 0]
+            slot = (key ^ (key >> 29)) & mask
+            while slots[slot, 1] >= 0:
+                slot = (slot + 1) & mask
+            slots[slot, 0] = key
+            slots[slot, 1] = old[k, 1]
 
 
 @njit(cache=True, nogil=True)
-def _find_or_add(rows, multipliers, slots, keys, boards, m):
+def _find_or_add(rows, multipliers, slots, boards, m):
     """Each row's entry in the table, a new one (from ``m`` on) for a board not in it; and the new count."""
     mask = len(slots) - 1
     index = np.empty(rows.shape[0], np.int64)
@@ -119,15 +120,15 @@ def _find_or_add(rows, multipliers, slots, keys, boards, m):
         key = _hash(rows, i, multipliers)
         slot = (key ^ (key >> 29)) & mask
         while True:
-            j = slots[slot]
+            j = slots[slot, 1]
             if j < 0:
-                slots[slot] = m
-                keys[m] = key
+                slots[slot, 0] = key
+                slots[slot, 1] = m
                 boards[m] = rows[i]
                 index[i] = m
                 m += 1
                 break
-            if keys[j] == key:
+            if slots[slot, 0] == key:
                 same = True
                 for c in range(rows.shape[1]):
                     if boards[j, c] != rows[i, c]:
