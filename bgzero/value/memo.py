@@ -5,10 +5,16 @@ play of the 21 rolls, the actual roll's among them, which the checker play's jud
 scores too; a 2-ply cube decision expands the position that the previous checker play's
 2-ply judgement expanded; a search's leaf is the reply its parent already scored to choose
 it. :class:`MemoEvaluator` wraps an :class:`~bgzero.value.evaluator.Evaluator` and keeps
-every answer in a hash table (numba, keyed by the board's bytes, equal hashes checked byte
-by byte), so each distinct board goes to a network once. The networks answer each board
-on its own (the frozen net's kernels run row by row), so a remembered answer is the one a
-fresh call would give, to the bit.
+every answer in a hash table (numba), so each distinct board goes to a network once. The
+networks answer each board on its own (the frozen net's kernels run row by row), so a
+remembered answer is the one a fresh call would give, to the bit.
+
+A board is known by two independent 64-bit hashes of its bytes (dot products with odd
+multipliers), 96 bits of them kept: two different boards would have to agree on both for
+one to get the other's answer, a chance of about 2^-96 a probe. The table keeps neither
+the boards (a probe reads one 16-byte slot, not a board elsewhere in memory as well) nor
+more than the answers; its arrays are allocated untouched (``np.zeros``, ``np.empty``), so
+memory is only used as the table fills.
 """
 
 from __future__ import annotations
@@ -20,43 +26,44 @@ from bgzero.engine.classify import CONTACT
 from bgzero.engine.distinct import _MULTIPLIERS
 
 WIDTH = 50  # bytes of a board: 2 x 25 int8
-LIMIT = 1 << 22  # boards remembered before the table starts afresh (4M: about 0.4 GB)
+LIMIT = 1 << 22  # boards remembered before the table starts afresh (4M: 80 MB of answers, 128 MB of slots)
+_SECOND = np.random.default_rng(20261204).integers(1, 2**63, size=WIDTH, dtype=np.int64) | 1
+"""The second hash's multipliers, independent of the first's."""
 
 
 class MemoEvaluator:
     """``inner`` with :meth:`probs` and :meth:`contact_probs` remembered; everything else is ``inner``'s."""
 
     def __init__(self, inner, limit: int = LIMIT):
+        if not 0 < limit < 2**31:
+            raise ValueError(f"limit must be from 1 to 2**31 - 1 boards, got {limit}")
         self.inner = inner
         self.limit = limit
         self.asked = 0  # boards asked for
         self.computed = 0  # boards sent to the networks
+        self._probs = np.empty((limit, 5), np.float32)  # pages are only taken as entries are written
         self._clear(1 << 16)
 
     def __getattr__(self, name):
         return getattr(self.inner, name)
 
     def _clear(self, capacity: int) -> None:
-        self._slots = np.full((2 * capacity, 2), -1, np.int64)  # (hash, entry) pairs: one cache line a probe
-        self._boards = np.empty((capacity, WIDTH), np.int8)
-        self._probs = np.empty((capacity, 5), np.float32)
+        # (first hash, second hash's top 32 bits << 32 | entry + 1); all zero is an empty slot
+        self._slots = np.zeros((2 * capacity, 2), np.int64)
         self._count = 0
 
     def _grow(self, n: int) -> None:
-        """Room for ``n`` more boards: the table doubled as needed, or started afresh past the limit."""
+        """Room for ``n`` more boards: the slots doubled as needed, or the table started afresh past the limit."""
         if self._count + n > self.limit:
-            self._clear(len(self._boards))
-        capacity, need = len(self._boards), self._count + n
+            self._clear(len(self._slots) // 2)
+        capacity, need = len(self._slots) // 2, self._count + n
         if need <= capacity:
             return
         while capacity < need:
             capacity *= 2
-        m = self._count
-        slots, boards, probs = self._slots, self._boards, self._probs
-        self._clear(capacity)
-        self._boards[:m], self._probs[:m] = boards[:m], probs[:m]
-        _rehash(slots, self._slots)
-        self._count = m
+        slots = np.zeros((2 * capacity, 2), np.int64)
+        _rehash(self._slots, slots)
+        self._slots = slots
 
     def _remembered(self, boards: np.ndarray, compute) -> np.ndarray:
         rows = np.ascontiguousarray(boards, np.int8).reshape(-1, WIDTH)
@@ -64,13 +71,13 @@ class MemoEvaluator:
         if len(rows) > self.limit:
             self.computed += len(rows)
             return compute(boards)
-        self._grow(self._count + len(rows))
+        self._grow(len(rows))
         start = self._count
-        index, count = _find_or_add(rows, _MULTIPLIERS, self._slots, self._boards, start)
-        if count > start:
-            self._probs[start:count] = compute(self._boards[start:count].reshape(-1, 2, 25))
-            self.computed += count - start
-        self._count = count
+        index, fresh = _find_or_add(rows, _MULTIPLIERS, _SECOND, self._slots, start)
+        if len(fresh):
+            self._probs[start:start + len(fresh)] = compute(rows[fresh].reshape(-1, 2, 25))
+            self.computed += len(fresh)
+        self._count = start + len(fresh)
         return self._probs[index]
 
     def probs(self, boards: np.ndarray, classes: np.ndarray | None = None) -> np.ndarray:
@@ -90,52 +97,50 @@ class MemoEvaluator:
         return out
 
 
-@njit(cache=True, nogil=True)
-def _hash(rows, i, multipliers):
-    key = np.int64(0)
-    for c in range(rows.shape[1]):
-        key += (rows[i, c] + 1) * multipliers[c]
-    return key
+@njit(cache=True, nogil=True, inline="always")
+def _slot_of(key, mask):
+    return (key ^ (key >> 29)) & mask
 
 
 @njit(cache=True, nogil=True)
 def _rehash(old, slots):
     mask = len(slots) - 1
     for k in range(len(old)):
-        if old[k, 1] >= 0:
-            key = old[k, 0]
-            slot = (key ^ (key >> 29)) & mask
-            while slots[slot, 1] >= 0:
+        if old[k, 1] != 0:
+            slot = _slot_of(old[k, 0], mask)
+            while slots[slot, 1] != 0:
                 slot = (slot + 1) & mask
-            slots[slot, 0] = key
+            slots[slot, 0] = old[k, 0]
             slots[slot, 1] = old[k, 1]
 
 
 @njit(cache=True, nogil=True)
-def _find_or_add(rows, multipliers, slots, boards, m):
-    """Each row's entry in the table, a new one (from ``m`` on) for a board not in it; and the new count."""
+def _find_or_add(rows, first, second, slots, m):
+    """Each row's entry in the table, boards not in it added from entry ``m`` on; and the rows
+    that were added (the first of each new board), in entry order."""
     mask = len(slots) - 1
     index = np.empty(rows.shape[0], np.int64)
+    fresh = np.empty(rows.shape[0], np.int64)
+    added = 0
     for i in range(rows.shape[0]):
-        key = _hash(rows, i, multipliers)
-        slot = (key ^ (key >> 29)) & mask
+        key, check = np.int64(0), np.int64(0)
+        for c in range(rows.shape[1]):
+            v = np.int64(rows[i, c]) + 1
+            key += v * first[c]
+            check += v * second[c]
+        check &= np.int64(-4294967296)  # the second hash's top 32 bits, beside a 32-bit entry
+        slot = _slot_of(key, mask)
         while True:
-            j = slots[slot, 1]
-            if j < 0:
+            held = slots[slot, 1]
+            if held == 0:
                 slots[slot, 0] = key
-                slots[slot, 1] = m
-                boards[m] = rows[i]
-                index[i] = m
-                m += 1
+                slots[slot, 1] = check | (m + added + 1)
+                index[i] = m + added
+                fresh[added] = i
+                added += 1
                 break
-            if slots[slot, 0] == key:
-                same = True
-                for c in range(rows.shape[1]):
-                    if boards[j, c] != rows[i, c]:
-                        same = False
-                        break
-                if same:
-                    index[i] = j
-                    break
+            if slots[slot, 0] == key and (held & np.int64(-4294967296)) == check:
+                index[i] = (held & np.int64(4294967295)) - 1
+                break
             slot = (slot + 1) & mask
-    return index, m
+    return index, fresh[:added].copy()
