@@ -140,3 +140,16 @@ def test_cube_lives_are_cube_efficiency_per_board():
         want = [cube_efficiency(PositionClass(k), int(pips[i]) if k == RACE else None, params)
                 for i, k in enumerate(kinds)]
         np.testing.assert_array_equal(cube_lives(seen, params), want)
+
+
+def test_values_in_several_states_at_once_are_each_states_values():
+    from bgzero.cube.cubeful import no_double_values_at
+
+    rng = np.random.default_rng(4)
+    probs = random_probs(rng, 200)
+    lives = rng.uniform(0, 1, len(probs))
+    for group in (match_states(0)[:6], match_states(5)[::7], match_states(3)):
+        for player in (0, 1):
+            got = no_double_values_at(probs, group, player, lives)
+            want = np.stack([no_double_values(probs, s, player, lives) for s in group], axis=1)
+            np.testing.assert_array_equal(got, want)

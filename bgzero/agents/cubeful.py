@@ -46,7 +46,7 @@ from bgzero.cube import (
     normalised,
     pass_value,
 )
-from bgzero.cube.cubeful import no_double_values, normalised_values
+from bgzero.cube.cubeful import no_double_values_at, normalised_values
 from bgzero.engine.game import game_results
 from bgzero.engine.movegen import generate
 from bgzero.engine.segments import segment_argmax
@@ -142,8 +142,7 @@ def _no_double(evaluator, boards: np.ndarray, kids: np.ndarray, keys: _Keys, ply
         for kid, sel in _groups(kids[idx]):
             contexts, player = keys.keys[kid]
             rows = idx[sel]
-            for j, state in enumerate(contexts):
-                values[rows, j] = no_double_values(probs[rows], state, player, lives[sel])
+            values[rows, :len(contexts)] = no_double_values_at(probs[rows], contexts, player, lives[sel])
     idx = np.flatnonzero(~leaf)
     if not len(idx):
         return values, probs
@@ -162,10 +161,8 @@ def _no_double(evaluator, boards: np.ndarray, kids: np.ndarray, keys: _Keys, ply
         rolls = child_values[sel]
         for j, state in enumerate(contexts):
             after = _other_side(_proper_values(rolls, columns, state, opp), state)
-            total = 0
-            for r in range(len(ROLLS)):  # summed in order, as Python's sum over the rolls
-                total = total + ROLL_WEIGHTS[r] * after[:, r]
-            values[idx[sel], j] = total
+            # the weighted sum over the rolls, added in order (an accumulation is sequential), as Python's sum
+            values[idx[sel], j] = np.add.accumulate(after * ROLL_WEIGHTS, axis=1)[:, -1]
     return values, probs
 
 

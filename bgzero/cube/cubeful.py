@@ -15,6 +15,9 @@ import numpy as np
 
 from bgzero.cube.actions import CubeEquities
 from bgzero.cube.met import (
+    _match_cubeful,
+    _rates_array,
+    _terms,
     match_cube_equities,
     match_cubeful_mwc,
     match_cubeful_mwcs,
@@ -22,8 +25,16 @@ from bgzero.cube.met import (
     mwcs_to_emg,
     pass_mwc,
 )
-from bgzero.cube.money import CLASSIC, money_cube_equities, money_equities, money_equity
-from bgzero.cube.state import MatchState, may_double
+from bgzero.cube.money import (
+    CLASSIC,
+    _cubeful_equities,
+    check_cube_lives,
+    check_probs_array,
+    money_cube_equities,
+    money_equities,
+    money_equity,
+)
+from bgzero.cube.state import MatchState, cube_access, may_double
 
 
 def no_double_value(probs, state: MatchState, player: int, x: float = CLASSIC.contact) -> float:
@@ -38,6 +49,21 @@ def no_double_values(probs, state: MatchState, player: int, x=CLASSIC.contact) -
     if state.is_money:
         return money_equities(probs, state, player, x) * state.cube.value
     return match_cubeful_mwcs(probs, state, player, x)
+
+
+def no_double_values_at(probs, states, player: int, x=CLASSIC.contact) -> np.ndarray:
+    """(n, len(states)): :func:`no_double_values` in each of ``states``, the rows checked once."""
+    p = check_probs_array(probs)
+    x = check_cube_lives(x, len(p))
+    out = np.empty((len(p), len(states)))
+    rates = None
+    for j, state in enumerate(states):
+        if state.is_money:
+            out[:, j] = _cubeful_equities(p, x, cube_access(state, player), state.jacoby_active) * state.cube.value
+        else:
+            rates = _rates_array(p) if rates is None else rates
+            out[:, j] = _match_cubeful(p, rates, x, _terms(state, player))
+    return out
 
 
 def cube_values(probs, state: MatchState, player: int, x: float = CLASSIC.contact) -> CubeEquities:

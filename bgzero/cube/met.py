@@ -341,9 +341,11 @@ def match_cubeful_mwcs(probs, state: MatchState, player: int, x=CLASSIC.contact)
     score's part of the computation is done once per (state, player).
     """
     p = check_probs_array(probs)
-    x = check_cube_lives(x, len(p))
-    t = _terms(state, player)
-    rates = _rates_array(p)
+    return _match_cubeful(p, _rates_array(p), check_cube_lives(x, len(p)), _terms(state, player))
+
+
+def _match_cubeful(p: np.ndarray, rates, x: np.ndarray, t: _Terms) -> np.ndarray:
+    """:func:`match_cubeful_mwcs` of checked probabilities, their rates and cube lives given."""
     dead = _match_equities(p, t, rates)
     if not t.alive:
         return dead

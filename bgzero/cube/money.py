@@ -229,6 +229,11 @@ def cubeful_equities(probs, access: str, x=CLASSIC.contact, *, jacoby: bool = Fa
     x = check_cube_lives(x, len(p))
     if access not in (CENTRED_CUBE, OWNED_CUBE, UNAVAILABLE_CUBE):
         raise MatchStateError(f"cube access {access!r} is not one of {(CENTRED_CUBE, OWNED_CUBE, UNAVAILABLE_CUBE)}")
+    return _cubeful_equities(p, x, access, jacoby)
+
+
+def _cubeful_equities(p: np.ndarray, x: np.ndarray, access: str, jacoby: bool) -> np.ndarray:
+    """:func:`cubeful_equities` of checked probabilities and cube lives."""
     win, wg, wbg, lg, lbg = p.T
     dead = 2 * win - 1 + (0.0 if jacoby else 1.0) * (wg - lg + wbg - lbg)
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -42,7 +42,7 @@ class MemoEvaluator:
         self.asked = 0  # boards asked for
         self.computed = 0  # boards sent to the networks
         self._probs = np.empty((limit, 5), np.float32)  # pages are only taken as entries are written
-        self._clear(1 << 16)
+        self._clear(min(1 << 20, limit))
 
     def __getattr__(self, name):
         return getattr(self.inner, name)
