@@ -45,6 +45,7 @@ RATINGS = ((0.005, "Supernatural"), (0.010, "World class"), (0.015, "Expert"), (
            (0.025, "Intermediate"), (0.030, "Casual player"), (0.035, "Beginner"))  # else "Awful!"
 CLOSE_CUBE = 0.16  # a turn without a double counts as a cube decision when doubling costs less
 BATCH = 256  # positions per batched search: bigger batches only add memory traffic
+_BOARDS_PER_PLAY = (400, 800, 4000)  # distinct boards an analysis meets per checker play, at 0, 1 and 2+ ply
 _OPENING = np.where(ROLLS[:, 0] == ROLLS[:, 1], 0.0, 2.0) / 30.0  # an opening roll is never a double
 
 
@@ -243,12 +244,12 @@ def analyse_matches(evaluator, records: list[MatchRecord], ply: int = 0, *, luck
     ``luck_ply`` (gnubg's default 0).
     """
     sources = list(sources) if sources is not None else [""] * len(records)
-    if not isinstance(evaluator, MemoEvaluator):  # the same boards come back again and again: each computed once
-        evaluator = MemoEvaluator(evaluator)
     plays, cubes = [], []
     for m, record in enumerate(records):
         for number, game in enumerate(record.games, 1):
             _replay(m, record, number, game, plays, cubes)
+    if not isinstance(evaluator, MemoEvaluator):  # the same boards come back again and again: each computed once
+        evaluator = MemoEvaluator(evaluator, expected=len(plays) * _BOARDS_PER_PLAY[min(max(ply, luck_ply), 2)])
     bar = tqdm(total=2 * len(plays) + len(cubes), desc="positions", unit="pos", disable=not progress, leave=False)
     judged = _judge_plays(evaluator, plays, ply, batch, bar)
     luck = _luck(evaluator, plays, luck_ply, batch, bar)

@@ -34,7 +34,8 @@ _SECOND = np.random.default_rng(20261204).integers(1, 2**63, size=WIDTH, dtype=n
 class MemoEvaluator:
     """``inner`` with :meth:`probs` and :meth:`contact_probs` remembered; everything else is ``inner``'s."""
 
-    def __init__(self, inner, limit: int = LIMIT):
+    def __init__(self, inner, limit: int = LIMIT, expected: int = 1 << 20):
+        """``expected``: about how many distinct boards will come, so the slots need not grow on the way."""
         if not 0 < limit < 2**31:
             raise ValueError(f"limit must be from 1 to 2**31 - 1 boards, got {limit}")
         self.inner = inner
@@ -42,7 +43,7 @@ class MemoEvaluator:
         self.asked = 0  # boards asked for
         self.computed = 0  # boards sent to the networks
         self._probs = np.empty((limit, 5), np.float32)  # pages are only taken as entries are written
-        self._clear(min(1 << 20, limit))
+        self._clear(1 << (max(1 << 16, min(int(expected), limit)) - 1).bit_length())
 
     def __getattr__(self, name):
         return getattr(self.inner, name)
