@@ -30,6 +30,7 @@ from bgzero.agents.search import (
     ROLLS,
     SEARCH_CHUNK,
     best_replies,
+    choose_replies,
     evaluate_ply,
     filter_candidates,
 )
@@ -114,12 +115,13 @@ def _other_side(values: np.ndarray, state: MatchState) -> np.ndarray:
 
 
 def _no_double(evaluator, boards: np.ndarray, kids: np.ndarray, keys: _Keys, ply: int,
-               efficiency: CubeEfficiency) -> tuple[np.ndarray, np.ndarray]:
+               efficiency: CubeEfficiency, known: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """For each board, its key's side on roll: its value not doubling now in each of its key's states.
 
     Returns those values ((n, width): column ``j`` for the key's ``j``-th state, NaN past
     its last) and the cubeless probabilities at ``ply``. ``efficiency`` gives the leaves
-    their cube life: the whole search's, not the depth left.
+    their cube life: the whole search's, not the depth left. ``known``: at 0 ply, the
+    boards' probabilities, already evaluated (the replies a parent chose them by).
     """
     n = len(boards)
     if n > SEARCH_CHUNK and ply > 0:
@@ -137,7 +139,7 @@ def _no_double(evaluator, boards: np.ndarray, kids: np.ndarray, keys: _Keys, ply
     probs = np.empty((n, 5), np.float64)
     if leaf.any():
         idx = np.flatnonzero(leaf)
-        probs[idx] = evaluator.probs(boards[idx])
+        probs[idx] = evaluator.probs(boards[idx]) if known is None or ply > 0 else known[idx]
         lives = np.asarray(cube_lives(boards[idx], efficiency), np.float64)
         for kid, sel in _groups(kids[idx]):
             contexts, player = keys.keys[kid]
@@ -148,10 +150,14 @@ def _no_double(evaluator, boards: np.ndarray, kids: np.ndarray, keys: _Keys, ply
         return values, probs
     rolled = np.repeat(boards[idx], len(ROLLS), axis=0)
     replies = generate(rolled, np.tile(ROLLS, (len(idx), 1)))
-    replies = replies.results[best_replies(evaluator, replies)]
+    if ply == 1:  # the replies are leaves: keep the probabilities they were chosen by
+        best, known = choose_replies(evaluator, replies)
+    else:
+        best, known = best_replies(evaluator, replies), None
+    replies = replies.results[best]
     child_of = {int(k): keys.child(int(k)) for k in np.unique(kids[idx])}
     child_kids = np.repeat(np.array([child_of[int(k)] for k in kids[idx]], np.int64), len(ROLLS))
-    child_values, child_probs = _no_double(evaluator, replies, child_kids, keys, ply - 1, efficiency)
+    child_values, child_probs = _no_double(evaluator, replies, child_kids, keys, ply - 1, efficiency, known)
     probs[idx] = (flip(child_probs).reshape(len(idx), len(ROLLS), 5) * ROLL_WEIGHTS[None, :, None]).sum(axis=1)
     child_values = child_values.reshape(len(idx), len(ROLLS), -1)
     for kid, sel in _groups(kids[idx]):
