@@ -172,6 +172,33 @@ def _no_double(evaluator, boards: np.ndarray, kids: np.ndarray, keys: _Keys, ply
     return values, probs
 
 
+def _top_values(evaluator, boards: np.ndarray, kids: np.ndarray, keys: _Keys,
+                ply: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_no_double` at the top of a search, through the evaluator's memo of searched nodes if it
+    keeps one (:attr:`~bgzero.value.memo.MemoEvaluator.nodes`).
+
+    An analysis searches a played move's result for its judgement and then, the same
+    board with the same side on roll in the same cube states at the same depth, for the
+    next cube decision; a node's values depend on it alone, so they are kept and reused.
+    """
+    nodes = getattr(evaluator, "nodes", None)
+    if nodes is None or ply == 0:
+        return _no_double(evaluator, boards, kids, keys, ply, gnubg_efficiency(ply))
+    rows = np.ascontiguousarray(boards, np.int8).reshape(len(boards), -1)
+    names = [(rows[i].tobytes(), keys.keys[k], ply) for i, k in enumerate(kids.tolist())]
+    missing = [i for i, name in enumerate(names) if name not in nodes]
+    if missing:
+        todo = np.array(missing, np.int64)
+        values, probs = _no_double(evaluator, boards[todo], kids[todo], keys, ply, gnubg_efficiency(ply))
+        for j, i in enumerate(missing):
+            nodes[names[i]] = (values[j, :len(names[i][1][0])].copy(), probs[j].copy())
+    values, probs = np.full((len(boards), keys.width(kids)), np.nan), np.empty((len(boards), 5))
+    for i, name in enumerate(names):
+        v, probs[i] = nodes[name]
+        values[i, :len(v)] = v
+    return values, probs
+
+
 def cube_values_at(evaluator, boards: np.ndarray, states: Sequence[MatchState], players,
                    ply: int) -> tuple[list[CubeEquities], np.ndarray]:
     """No double, double/take and double/pass values (money points or MWC) of each board's side on roll, at ``ply``.
@@ -181,7 +208,7 @@ def cube_values_at(evaluator, boards: np.ndarray, states: Sequence[MatchState], 
     players = np.asarray(players, np.int64).reshape(len(boards))
     keys = _Keys()
     kids = np.array([keys.id(_faced(s, int(p)), int(p)) for s, p in zip(states, players)], np.int64)
-    values, probs = _no_double(evaluator, boards, kids, keys, ply, gnubg_efficiency(ply))
+    values, probs = _top_values(evaluator, boards, kids, keys, ply)
     return [CubeEquities(float(v[0]), float(v[1]), pass_value(s, int(p)))
             for v, s, p in zip(values, states, players)], probs
 
@@ -231,7 +258,7 @@ def _results_values(evaluator, results: np.ndarray, pairs: list, pair_of: np.nda
         return value, value, probs
     keys = _Keys()
     pair_kid = np.array([keys.id(_faced(s, 1 - m), 1 - m) for s, m in pairs], np.int64)
-    values, probs = _no_double(evaluator, results, pair_kid[pair_of], keys, ply, gnubg_efficiency(ply))
+    values, probs = _top_values(evaluator, results, pair_kid[pair_of], keys, ply)
     value, score = np.empty(len(results)), np.empty(len(results))
     for q, sel in _groups(pair_of):
         state, mover = pairs[q]

@@ -42,6 +42,7 @@ class MemoEvaluator:
         self.limit = limit
         self.asked = 0  # boards asked for
         self.computed = 0  # boards sent to the networks
+        self.nodes: dict = {}  # a cubeful search's top nodes by (board, cube states and side on roll, ply): its values
         self._probs = np.empty((limit, 5), np.float32)  # pages are only taken as entries are written
         self._clear(1 << (max(1 << 16, min(int(expected), limit)) - 1).bit_length())
 
