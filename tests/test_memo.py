@@ -33,3 +33,34 @@ def test_remembered_answers_are_the_inner_ones(tiny_checkpoint):
     big = memo.probs(np.concatenate([boards, boards])[:4000])  # more than the limit at once
     np.testing.assert_array_equal(big, np.concatenate([want, want])[:4000])
     assert memo.route is not None and memo.pruner is inner.pruner  # the rest is the inner evaluator's
+
+
+def test_a_search_through_the_memo_scores_as_one_without_it(tiny_checkpoint):
+    """score_moves and cube_values_at at 2 ply: the same numbers with a plain evaluator, through a
+    MemoEvaluator, and through it again (every board and top node then remembered)."""
+    from bgzero.agents.cubeful import cube_values_at, score_moves
+    from bgzero.cube import CubeState, MatchState
+
+    inner, _ = evaluator_from_spec(f"checkpoint:{tiny_checkpoint}")
+    boards = _boards(8)[::97][:6]
+    states = [MatchState(5, (1, 3)), MatchState(5, (4, 2), crawford=True), MatchState(5, (4, 2)),
+              MatchState(7, (2, 2), cube=CubeState(2, 1)), MatchState(), MatchState(0, cube=CubeState(4, 0))]
+    dice = np.array([[3, 1], [6, 6], [5, 2], [4, 3], [2, 1], [6, 5]], np.int8)
+    moves = generate(boards, dice)
+    memo = MemoEvaluator(inner)
+    plain = score_moves(inner, moves, states, [0] * 6, 2)
+    for evaluator in (memo, memo):
+        got = score_moves(evaluator, moves, states, [0] * 6, 2)
+        np.testing.assert_array_equal(got.value, plain.value)
+        np.testing.assert_array_equal(got.levels, plain.levels)
+        np.testing.assert_array_equal(got.probs, plain.probs)
+    assert memo.nodes and memo.computed < memo.asked
+    results = moves.results[moves.offsets[:-1]][:5]  # the opponent on roll, who may double in each of these
+    doubling = [MatchState(5, (1, 3)), MatchState(5, (4, 2)), MatchState(7, (2, 2), cube=CubeState(2, 1)),
+                MatchState(), MatchState(0, cube=CubeState(4, 1))]
+    players = [1] * 5
+    want = cube_values_at(inner, results, doubling, players, 2)
+    for _ in range(2):
+        got = cube_values_at(memo, results, doubling, players, 2)
+        assert got[0] == want[0]
+        np.testing.assert_array_equal(got[1], want[1])
