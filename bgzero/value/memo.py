@@ -47,6 +47,8 @@ class MemoEvaluator:
         self._clear(1 << (max(1 << 16, min(int(expected), limit)) - 1).bit_length())
 
     def __getattr__(self, name):
+        if name.startswith("__") or name == "inner":  # copy and pickle look for these before ``inner`` is set
+            raise AttributeError(name)
         return getattr(self.inner, name)
 
     def _clear(self, capacity: int) -> None:
