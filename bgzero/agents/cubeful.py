@@ -48,6 +48,7 @@ from bgzero.cube import (
     pass_value,
 )
 from bgzero.cube.cubeful import no_double_values_at, normalised_values
+from bgzero.engine.distinct import distinct_rows
 from bgzero.engine.game import game_results
 from bgzero.engine.movegen import generate
 from bgzero.engine.segments import segment_argmax
@@ -115,18 +116,28 @@ def _other_side(values: np.ndarray, state: MatchState) -> np.ndarray:
 
 
 def _no_double(evaluator, boards: np.ndarray, kids: np.ndarray, keys: _Keys, ply: int,
-               efficiency: CubeEfficiency, known: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+               efficiency: CubeEfficiency, known: np.ndarray | None = None,
+               distinct: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """For each board, its key's side on roll: its value not doubling now in each of its key's states.
 
     Returns those values ((n, width): column ``j`` for the key's ``j``-th state, NaN past
     its last) and the cubeless probabilities at ``ply``. ``efficiency`` gives the leaves
     their cube life: the whole search's, not the depth left. ``known``: at 0 ply, the
     boards' probabilities, already evaluated (the replies a parent chose them by).
+    ``distinct``: no (board, key) comes twice; else a node met again (the rolls a side
+    dances with, replies that transpose) is searched once, as its values are its own.
     """
     n = len(boards)
+    if ply > 0 and not distinct and n > 1:
+        rows = np.concatenate([np.ascontiguousarray(boards, np.int8).reshape(n, -1),
+                               kids.astype(np.int32).view(np.int8).reshape(n, 4)], axis=1)
+        first, inverse = distinct_rows(rows)
+        if len(first) < n:
+            values, probs = _no_double(evaluator, boards[first], kids[first], keys, ply, efficiency, distinct=True)
+            return values[inverse], probs[inverse]
     if n > SEARCH_CHUNK and ply > 0:
         parts = [_no_double(evaluator, boards[lo:lo + SEARCH_CHUNK], kids[lo:lo + SEARCH_CHUNK], keys, ply,
-                            efficiency) for lo in range(0, n, SEARCH_CHUNK)]
+                            efficiency, distinct=True) for lo in range(0, n, SEARCH_CHUNK)]
         width = max(part[0].shape[1] for part in parts)
         values = np.full((n, width), np.nan)
         lo = 0
