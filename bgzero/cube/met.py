@@ -314,13 +314,14 @@ def _rates_array(p: np.ndarray):
     with np.errstate(divide="ignore", invalid="ignore"):
         mine = (np.where(win > 0, (wg - wbg) / win, 0.0), np.where(win > 0, wbg / win, 0.0))
         theirs = (np.where(win < 1, (lg - lbg) / (1 - win), 0.0), np.where(win < 1, lbg / (1 - win), 0.0))
-    return mine, theirs
+    # each with the single games' share, 1 - gammon - backgammon, computed once for every _mix
+    return (*mine, 1 - mine[0] - mine[1]), (*theirs, 1 - theirs[0] - theirs[1])
 
 
 def _mix(rates, after: tuple[float, float, float]):
-    """:func:`_win_mwc` / :func:`_lose_mwc` with the three MWCs given."""
-    gammon, backgammon = rates
-    return (1 - gammon - backgammon) * after[0] + gammon * after[1] + backgammon * after[2]
+    """:func:`_win_mwc` / :func:`_lose_mwc` with the three MWCs given (``rates`` from :func:`_rates_array`)."""
+    gammon, backgammon, single = rates
+    return single * after[0] + gammon * after[1] + backgammon * after[2]
 
 
 def match_equities(probs, state: MatchState, player: int) -> np.ndarray:
@@ -346,13 +347,13 @@ def match_cubeful_mwcs(probs, state: MatchState, player: int, x=CLASSIC.contact)
 
 def _match_cubeful(p: np.ndarray, rates, x: np.ndarray, t: _Terms) -> np.ndarray:
     """:func:`match_cubeful_mwcs` of checked probabilities, their rates and cube lives given."""
-    dead = _match_equities(p, t, rates)
-    if not t.alive:
-        return dead
     mine, theirs = rates
     win = p[:, 0]
-    cash, opp_cash = t.win[0], t.lose[0]
     win_all, lose_all = _mix(mine, t.win), _mix(theirs, t.lose)
+    dead = win * win_all + (1 - win) * lose_all  # _match_equities, its two parts kept
+    if not t.alive:
+        return dead
+    cash, opp_cash = t.win[0], t.lose[0]
     with np.errstate(divide="ignore", invalid="ignore"):
         live_points = [None, None]
         for pair in reversed(t.levels):
