@@ -123,16 +123,22 @@ def _find_or_add(rows, first, second, slots, m):
     """Each row's entry in the table, boards not in it added from entry ``m`` on; and the rows
     that were added (the first of each new board), in entry order."""
     mask = len(slots) - 1
-    index = np.empty(rows.shape[0], np.int64)
-    fresh = np.empty(rows.shape[0], np.int64)
-    added = 0
-    for i in range(rows.shape[0]):
+    n = rows.shape[0]
+    index = np.empty(n, np.int64)
+    fresh = np.empty(n, np.int64)
+    keys = np.empty(n, np.int64)
+    checks = np.empty(n, np.int64)
+    for i in range(n):  # the hashes first: the probes below then wait on memory only, several at a time
         key, check = np.int64(0), np.int64(0)
         for c in range(rows.shape[1]):
             v = np.int64(rows[i, c]) + 1
             key += v * first[c]
             check += v * second[c]
-        check &= np.int64(-4294967296)  # the second hash's top 32 bits, beside a 32-bit entry
+        keys[i] = key
+        checks[i] = check & np.int64(-4294967296)  # the second hash's top 32 bits, beside a 32-bit entry
+    added = 0
+    for i in range(n):
+        key, check = keys[i], checks[i]
         slot = _slot_of(key, mask)
         while True:
             held = slots[slot, 1]
