@@ -21,9 +21,10 @@ from bgzero.errors import (
     InvalidMatchIdError,
     InvalidPositionError,
 )
-from bgzero.kernel_cache import use_keyed_cache
+from bgzero.kernel_cache import skip_numbas_blas_probe, use_keyed_cache
 
 use_keyed_cache()
+skip_numbas_blas_probe()
 
 _LAZY = {"Position": "bgzero.engine.position", "Move": "bgzero.engine.position", "LegalMoves": "bgzero.engine.position",
          "generate": "bgzero.engine.movegen", "MoveBatch": "bgzero.engine.movegen"}

@@ -57,3 +57,34 @@ def _forget_old_versions(root: Path) -> None:
     versions = sorted((p for p in root.iterdir() if p.is_dir()), key=lambda p: p.stat().st_mtime, reverse=True)
     for old in versions[KEPT + 1:]:
         shutil.rmtree(old, ignore_errors=True)
+
+
+class _SkipNumbasBlasProbe:
+    """Spares numba's first start-up the import of scipy.linalg (a third of a second) in a bgzero process.
+
+    numba's ``numba.np.arraymath`` asks at import whether scipy's BLAS is there
+    (``_HAVE_BLAS``), only to choose how ``np.correlate``/``np.convolve`` multiply inside a
+    kernel; no bgzero kernel uses them. This finder answers that first probe (an import of
+    scipy from numba's ``ensure_blas``) with ImportError, once; every later import of scipy,
+    numba's included, goes through as usual.
+    """
+
+    done = False
+
+    def find_spec(self, name, path=None, target=None):
+        if self.done or not (name == "scipy" or name.startswith("scipy.")):
+            return None
+        frame = sys._getframe(1)
+        while frame is not None:
+            if frame.f_code.co_name == "ensure_blas" and "numba" in frame.f_code.co_filename:
+                type(self).done = True
+                raise ImportError("bgzero: scipy's BLAS is not needed by its kernels")
+            frame = frame.f_back
+        return None
+
+
+def skip_numbas_blas_probe() -> None:
+    """Install :class:`_SkipNumbasBlasProbe` (once), unless numba has started already."""
+    if "numba.np.arraymath" in sys.modules or any(isinstance(f, _SkipNumbasBlasProbe) for f in sys.meta_path):
+        return
+    sys.meta_path.insert(0, _SkipNumbasBlasProbe())

@@ -33,9 +33,18 @@ from bgzero.engine.classify import RACE, PositionClass, classify
 
 def cube_lives(boards: np.ndarray, params: CubeEfficiency = GNUBG_SHALLOW) -> np.ndarray:
     """Janowski's cube life per board, by class (a race's by the roller's pips)."""
-    pips = pip_counts(boards)[:, 0]
-    return np.array([cube_efficiency(PositionClass(kind), int(pips[b]) if kind == RACE else None, params)
-                     for b, kind in enumerate(classify(boards))])
+    kinds = np.asarray(classify(boards), np.int64)
+    by_kind = np.zeros(len(PositionClass))
+    for kind in PositionClass:
+        if kind != RACE:
+            by_kind[kind] = cube_efficiency(kind, None, params)
+    lives = by_kind[kinds]
+    race = kinds == RACE
+    if race.any():  # cube_efficiency's race formula, on arrays
+        pips = pip_counts(boards)[race, 0].astype(np.float64)
+        lives[race] = np.minimum(np.maximum(params.race_coefficient + params.race_factor * pips, params.race_min),
+                                 params.race_max)
+    return lives
 
 
 def cube_actions(probs: np.ndarray, boards: np.ndarray, states: Sequence[MatchState], doublers,

@@ -16,7 +16,9 @@ Errors are in normalised equity (the cube at 1); gnubg's marks use its threshold
   ``luck_ply`` (0 by default, as in gnubg 1.07). Summed, it is gnubg's "Luck total EMG";
   times the cube, points. The luck-adjusted result takes each side's luck out of its points.
 * Every play is judged at the analysis ply, the played move included, and every position
-  of a match (or of a folder of matches) goes through the batched search together.
+  of a match (or of a folder of matches) goes through the batched search together, through
+  one :class:`~bgzero.value.memo.MemoEvaluator`: a board met again (the luck's rolls, the
+  judged plays, the cube decisions' searches share many) is not evaluated again.
 """
 
 from __future__ import annotations
@@ -36,12 +38,14 @@ from bgzero.engine.movegen import generate
 from bgzero.engine.notation import format_steps, parse_move
 from bgzero.engine.segments import segment_argmax
 from bgzero.match.record import DOUBLE, MOVE, MatchGame, MatchRecord
+from bgzero.value.memo import MemoEvaluator
 
 MARKS = ((0.16, "very bad"), (0.08, "bad"), (0.04, "doubtful"))  # gnubg's arSkillLevel
 RATINGS = ((0.005, "Supernatural"), (0.010, "World class"), (0.015, "Expert"), (0.020, "Advanced"),
            (0.025, "Intermediate"), (0.030, "Casual player"), (0.035, "Beginner"))  # else "Awful!"
 CLOSE_CUBE = 0.16  # a turn without a double counts as a cube decision when doubling costs less
 BATCH = 256  # positions per batched search: bigger batches only add memory traffic
+_BOARDS_PER_PLAY = (400, 800, 4000)  # distinct boards an analysis meets per checker play, at 0, 1 and 2+ ply
 _OPENING = np.where(ROLLS[:, 0] == ROLLS[:, 1], 0.0, 2.0) / 30.0  # an opening roll is never a double
 
 
@@ -244,6 +248,8 @@ def analyse_matches(evaluator, records: list[MatchRecord], ply: int = 0, *, luck
     for m, record in enumerate(records):
         for number, game in enumerate(record.games, 1):
             _replay(m, record, number, game, plays, cubes)
+    if not isinstance(evaluator, MemoEvaluator):  # the same boards come back again and again: each computed once
+        evaluator = MemoEvaluator(evaluator, expected=len(plays) * _BOARDS_PER_PLAY[min(max(ply, luck_ply), 2)])
     bar = tqdm(total=2 * len(plays) + len(cubes), desc="positions", unit="pos", disable=not progress, leave=False)
     judged = _judge_plays(evaluator, plays, ply, batch, bar)
     luck = _luck(evaluator, plays, luck_ply, batch, bar)

@@ -11,10 +11,30 @@ high that a single win decides); the Crawford game has a dead cube.
 
 from __future__ import annotations
 
+import numpy as np
+
 from bgzero.cube.actions import CubeEquities
-from bgzero.cube.met import match_cube_equities, match_cubeful_mwc, mwc_to_emg, pass_mwc
-from bgzero.cube.money import CLASSIC, money_cube_equities, money_equity
-from bgzero.cube.state import MatchState, may_double
+from bgzero.cube.met import (
+    _match_cubeful,
+    _rates_array,
+    _terms,
+    match_cube_equities,
+    match_cubeful_mwc,
+    match_cubeful_mwcs,
+    mwc_to_emg,
+    mwcs_to_emg,
+    pass_mwc,
+)
+from bgzero.cube.money import (
+    CLASSIC,
+    _cubeful_equities,
+    check_cube_lives,
+    check_probs_array,
+    money_cube_equities,
+    money_equities,
+    money_equity,
+)
+from bgzero.cube.state import MatchState, cube_access, may_double
 
 
 def no_double_value(probs, state: MatchState, player: int, x: float = CLASSIC.contact) -> float:
@@ -22,6 +42,28 @@ def no_double_value(probs, state: MatchState, player: int, x: float = CLASSIC.co
     if state.is_money:
         return money_equity(probs, state, player, x) * state.cube.value
     return match_cubeful_mwc(probs, state, player, x)
+
+
+def no_double_values(probs, state: MatchState, player: int, x=CLASSIC.contact) -> np.ndarray:
+    """:func:`no_double_value` of each row of ``probs`` (n, 5) at one state, as an array (``x``: one or per row)."""
+    if state.is_money:
+        return money_equities(probs, state, player, x) * state.cube.value
+    return match_cubeful_mwcs(probs, state, player, x)
+
+
+def no_double_values_at(probs, states, player: int, x=CLASSIC.contact) -> np.ndarray:
+    """(n, len(states)): :func:`no_double_values` in each of ``states``, the rows checked once."""
+    p = check_probs_array(probs)
+    x = check_cube_lives(x, len(p))
+    out = np.empty((len(p), len(states)))
+    rates = None
+    for j, state in enumerate(states):
+        if state.is_money:
+            out[:, j] = _cubeful_equities(p, x, cube_access(state, player), state.jacoby_active) * state.cube.value
+        else:
+            rates = _rates_array(p) if rates is None else rates
+            out[:, j] = _match_cubeful(p, rates, x, _terms(state, player))
+    return out
 
 
 def cube_values(probs, state: MatchState, player: int, x: float = CLASSIC.contact) -> CubeEquities:
@@ -69,3 +111,10 @@ def normalised(value: float, state: MatchState, player: int) -> float:
     if state.is_money:
         return value / state.cube.value
     return mwc_to_emg(value, state, player)
+
+
+def normalised_values(values, state: MatchState, player: int) -> np.ndarray:
+    """:func:`normalised` of an array of values at one state."""
+    if state.is_money:
+        return np.asarray(values, np.float64) / state.cube.value
+    return mwcs_to_emg(values, state, player)

@@ -21,10 +21,14 @@ where "double, pass" is +1).
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
+from functools import lru_cache
 from importlib.resources import files
 
+import numpy as np
+
 from bgzero.cube.actions import CubeDecision, CubeEquities, decide
-from bgzero.cube.money import CLASSIC, check_cube_life, check_probs
+from bgzero.cube.money import CLASSIC, check_cube_life, check_cube_lives, check_probs, check_probs_array
 from bgzero.cube.state import (
     CENTRED_CUBE,
     OWNED_CUBE,
@@ -240,6 +244,149 @@ def match_cubeful_mwc(probs, state: MatchState, player: int, x: float = CLASSIC.
     else:
         live = cash + (win_all - cash) * (win - too_good) / (1 - too_good) if too_good < 1 else win_all
     return dead * (1 - x) + live * x
+
+
+# --------------------------------------------------------------------------- vectorised
+#
+# The same computations over many probability vectors at one match state: the terms that
+# depend on the score and cube alone (the MET after each result, the cube levels of the
+# cash points, the cube access) are computed once per (state, player) and cached, and the
+# arithmetic on the probabilities is done on arrays, operation for operation as the scalar
+# functions above do it, so the results agree with theirs to the last bit or so.
+
+
+@dataclass(frozen=True)
+class _Level:
+    """One side's doubling window at one cube level of :func:`cash_points`."""
+
+    cash: float
+    dead: bool
+    take_win: tuple[float, float, float]  # MWC after winning 1, 2, 3 times the take's cube
+    take_lose: tuple[float, float, float]  # dead cube: after losing them
+    redouble_pass: float  # live cube: after the opponent's redouble is passed
+
+
+@dataclass(frozen=True)
+class _Terms:
+    """What :func:`match_cubeful_mwc` needs of a (state, player) besides the probabilities."""
+
+    alive: bool
+    access: str
+    win: tuple[float, float, float]  # MWC after winning 1, 2, 3 times the cube
+    lose: tuple[float, float, float]  # after losing them
+    levels: tuple[tuple[_Level, _Level], ...]  # from the lowest cube level up, (player, opponent)
+
+
+@lru_cache(maxsize=4096)
+def _terms(state: MatchState, player: int) -> _Terms:
+    _require_match(state)
+    cube = state.cube.value
+    sides = (player, 1 - player)
+    aways = tuple(state.away(side) - 1 for side in sides)
+    levels = 0
+    while min(aways) >= 2 * (cube << levels):
+        levels += 1
+    table = []
+    for level in range(levels + 1):
+        value = cube << level
+        pair = []
+        for k in (0, 1):
+            side, other = sides[k], 1 - k
+            cash = _after(state, side, value, 0)
+            if min(aways) < 2 * value:
+                prime = 2 * value if aways[k] < 2 * value <= aways[other] else value
+                points = 2 * prime
+                pair.append(_Level(cash, True, tuple(_after(state, side, j * points, 0) for j in (1, 2, 3)),
+                                   tuple(_after(state, side, 0, j * points) for j in (1, 2, 3)), 0.0))
+            else:
+                points = 2 * value
+                pair.append(_Level(cash, False, tuple(_after(state, side, j * points, 0) for j in (1, 2, 3)),
+                                   (0.0, 0.0, 0.0), _after(state, side, 0, 2 * value)))
+        table.append(tuple(pair))
+    return _Terms(_cube_alive(state), cube_access(state, player),
+                  tuple(_after(state, player, j * cube, 0) for j in (1, 2, 3)),
+                  tuple(_after(state, player, 0, j * cube) for j in (1, 2, 3)), tuple(table))
+
+
+def _rates_array(p: np.ndarray):
+    """:func:`_rates` of each row of ``p`` (n, 5)."""
+    win, wg, wbg, lg, lbg = p.T
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mine = (np.where(win > 0, (wg - wbg) / win, 0.0), np.where(win > 0, wbg / win, 0.0))
+        theirs = (np.where(win < 1, (lg - lbg) / (1 - win), 0.0), np.where(win < 1, lbg / (1 - win), 0.0))
+    # each with the single games' share, 1 - gammon - backgammon, computed once for every _mix
+    return (*mine, 1 - mine[0] - mine[1]), (*theirs, 1 - theirs[0] - theirs[1])
+
+
+def _mix(rates, after: tuple[float, float, float]):
+    """:func:`_win_mwc` / :func:`_lose_mwc` with the three MWCs given (``rates`` from :func:`_rates_array`)."""
+    gammon, backgammon, single = rates
+    return single * after[0] + gammon * after[1] + backgammon * after[2]
+
+
+def match_equities(probs, state: MatchState, player: int) -> np.ndarray:
+    """:func:`match_equity` of each row of ``probs`` (n, 5), as an array."""
+    return _match_equities(check_probs_array(probs), _terms(state, player))
+
+
+def _match_equities(p: np.ndarray, t: _Terms, rates=None) -> np.ndarray:
+    mine, theirs = _rates_array(p) if rates is None else rates
+    win = p[:, 0]
+    return win * _mix(mine, t.win) + (1 - win) * _mix(theirs, t.lose)
+
+
+def match_cubeful_mwcs(probs, state: MatchState, player: int, x=CLASSIC.contact) -> np.ndarray:
+    """:func:`match_cubeful_mwc` of each row of ``probs`` (n, 5); ``x`` one cube life or one per row.
+
+    Equal to the scalar function row by row (the same operations in the same order); the
+    score's part of the computation is done once per (state, player).
+    """
+    p = check_probs_array(probs)
+    return _match_cubeful(p, _rates_array(p), check_cube_lives(x, len(p)), _terms(state, player))
+
+
+def _match_cubeful(p: np.ndarray, rates, x: np.ndarray, t: _Terms) -> np.ndarray:
+    """:func:`match_cubeful_mwcs` of checked probabilities, their rates and cube lives given."""
+    mine, theirs = rates
+    win = p[:, 0]
+    win_all, lose_all = _mix(mine, t.win), _mix(theirs, t.lose)
+    dead = win * win_all + (1 - win) * lose_all  # _match_equities, its two parts kept
+    if not t.alive:
+        return dead
+    cash, opp_cash = t.win[0], t.lose[0]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        live_points = [None, None]
+        for pair in reversed(t.levels):
+            above = live_points
+            live_points = [None, None]
+            for k in (0, 1):
+                lv, other = pair[k], 1 - k
+                take_win = _mix(rates[k], lv.take_win)
+                if lv.dead:
+                    take_lose = _mix(rates[other], lv.take_lose)
+                    live_points[k] = (take_lose - lv.cash) / (take_lose - take_win)
+                else:
+                    live_points[k] = 1 - above[other] * (lv.cash - take_win) / (lv.redouble_pass - take_win)
+        too_good, opp_too_good = live_points[0], 1 - live_points[1]
+        high = np.where(too_good < 1, cash + (win_all - cash) * (win - too_good) / (1 - too_good), win_all)
+        if t.access == OWNED_CUBE:
+            low = np.where(too_good > 0, lose_all + (cash - lose_all) * win / too_good, lose_all)
+            live = np.where(win <= too_good, low, high)
+        else:
+            low = np.where(opp_too_good > 0, lose_all + (opp_cash - lose_all) * win / opp_too_good, lose_all)
+            if t.access != CENTRED_CUBE:
+                mid = opp_cash + (win_all - opp_cash) * (win - opp_too_good) / (1 - opp_too_good)
+            else:
+                mid = np.where(win < too_good, opp_cash + (cash - opp_cash) * (win - opp_too_good)
+                               / (too_good - opp_too_good), high)
+            live = np.where(win <= opp_too_good, low, mid)
+    return dead * (1 - x) + live * x
+
+
+def mwcs_to_emg(values, state: MatchState, player: int) -> np.ndarray:
+    """:func:`mwc_to_emg` of an array of MWCs."""
+    win, lose = _win_lose(state, player)
+    return (2 * np.asarray(values, np.float64) - (win + lose)) / (win - lose)
 
 
 def pass_mwc(state: MatchState, player: int) -> float:

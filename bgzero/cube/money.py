@@ -17,6 +17,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
+
 from bgzero.cube.actions import CubeDecision, CubeEquities, decide
 from bgzero.cube.state import (
     CENTRED_CUBE,
@@ -124,6 +126,30 @@ def check_probs(probs) -> tuple[float, float, float, float, float]:
     return values
 
 
+def check_probs_array(probs) -> np.ndarray:
+    """``probs`` (n, 5) as a float64 array, after checking each row as :func:`check_probs` does."""
+    p = np.asarray(probs, np.float64)
+    if p.ndim != 2 or p.shape[1] != 5:
+        raise InvalidProbabilitiesError(f"need an (n, 5) array of probabilities, got shape {p.shape}")
+    if not np.isfinite(p).all():
+        raise InvalidProbabilitiesError("need 5 finite probabilities (win, win g, win bg, lose g, lose bg) per row")
+    win, wg, wbg, lg, lbg = p.T
+    tol = _PROB_TOLERANCE
+    cumulative = ((-tol <= win) & (win <= 1 + tol) & (-tol <= wbg) & (wbg <= wg + tol) & (wg <= win + tol)
+                  & (-tol <= lbg) & (lbg <= lg + tol) & (lg <= 1 - win + tol))
+    if not cumulative.all():
+        check_probs(p[np.flatnonzero(~cumulative)[0]])  # raises, naming the row
+    return p
+
+
+def check_cube_lives(x, n: int) -> np.ndarray:
+    """A cube life per row: ``x`` one number or ``n`` of them, each in [0, 1]."""
+    lives = np.broadcast_to(np.asarray(x, np.float64), (n,))
+    if not ((lives >= 0) & (lives <= 1)).all():
+        check_cube_life(float(lives[np.flatnonzero(~((lives >= 0) & (lives <= 1)))[0]]))
+    return lives
+
+
 def dead_equity(probs, *, jacoby: bool = False) -> float:
     """Cubeless money equity per cube (gnubg ``Utility``); with ``jacoby`` gammons count single."""
     win, wg, wbg, lg, lbg = check_probs(probs)
@@ -192,6 +218,47 @@ def cubeful_equity(probs, access: str, x: float = CLASSIC.contact, *, jacoby: bo
     if win <= _EPSILON or win >= 1 - _EPSILON:
         return dead
     return dead * (1 - x) + live_equity(probs, access, jacoby=jacoby) * x
+
+
+def cubeful_equities(probs, access: str, x=CLASSIC.contact, *, jacoby: bool = False) -> np.ndarray:
+    """:func:`cubeful_equity` of each row of ``probs`` (n, 5); ``x`` one cube life or one per row.
+
+    The same operations as the scalar functions, on arrays: equal to them row by row.
+    """
+    p = check_probs_array(probs)
+    x = check_cube_lives(x, len(p))
+    if access not in (CENTRED_CUBE, OWNED_CUBE, UNAVAILABLE_CUBE):
+        raise MatchStateError(f"cube access {access!r} is not one of {(CENTRED_CUBE, OWNED_CUBE, UNAVAILABLE_CUBE)}")
+    return _cubeful_equities(p, x, access, jacoby)
+
+
+def _cubeful_equities(p: np.ndarray, x: np.ndarray, access: str, jacoby: bool) -> np.ndarray:
+    """:func:`cubeful_equities` of checked probabilities and cube lives."""
+    win, wg, wbg, lg, lbg = p.T
+    dead = 2 * win - 1 + (0.0 if jacoby else 1.0) * (wg - lg + wbg - lbg)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        big_win = np.where(win > 0, 1 + (wg + wbg) / win, 1.0)
+        big_loss = np.where(win < 1, 1 + (lg + lbg) / (1 - win), 1.0)
+        take_point = (big_loss - 0.5) / (big_win + big_loss + 0.5)
+        cash_point = (big_loss + 1) / (big_win + big_loss + 0.5)
+        if access == CENTRED_CUBE:
+            low = -1.0 if jacoby else -big_loss + (big_loss - 1) * win / take_point
+            high = 1.0 if jacoby else 1 + (big_win - 1) * (win - cash_point) / (1 - cash_point)
+            live = np.where(win < take_point, low, np.where(
+                win < cash_point, -1 + 2 * (win - take_point) / (cash_point - take_point), high))
+        elif access == OWNED_CUBE:
+            live = np.where(win < cash_point, -big_loss + (1 + big_loss) * win / cash_point,
+                            1 + (big_win - 1) * (win - cash_point) / (1 - cash_point))
+        else:
+            live = np.where(win < take_point, -big_loss + (big_loss - 1) * win / take_point,
+                            -1 + (big_win + 1) * (win - take_point) / (1 - take_point))
+    return np.where((win <= _EPSILON) | (win >= 1 - _EPSILON), dead, dead * (1 - x) + live * x)
+
+
+def money_equities(probs, state: MatchState, player: int, x=CLASSIC.contact) -> np.ndarray:
+    """:func:`money_equity` of each row of ``probs`` (n, 5), as an array."""
+    _require_money(state)
+    return cubeful_equities(probs, cube_access(state, player), x, jacoby=state.jacoby_active)
 
 
 def check_cube_life(x: float) -> None:
