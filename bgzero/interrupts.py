@@ -47,8 +47,8 @@ def starting_workers() -> Iterator[None]:
     in its start would have read half its instructions and printed an ``EOFError`` traceback."""
     # The first pool's semaphores start multiprocessing's resource tracker, which blocks and then
     # *unblocks* SIGINT around its own start, undoing the block below for every worker after it:
-    # start it first. (CPython's multiprocessing.resource_tracker; tests/test_user_faults.py's
-    # Ctrl-C-while-workers-start cases fail without this.)
+    # start it first (CPython's multiprocessing.resource_tracker; tests/test_interrupts.py fails
+    # without this).
     from multiprocessing import resource_tracker
     resource_tracker.ensure_running()
     main = threading.current_thread() is threading.main_thread()  # only it handles signals (a server's threads do not)
