@@ -107,4 +107,4 @@ def test_hint_takes_an_xgid_on_the_command_line_with_its_match_state():
 
     out = subprocess.run([sys.executable, "-m", "bgzero.cli.hint", START_XGID.replace(":0:0:0:0:10", ":2:0:0:3:10")],
                          capture_output=True, text=True, timeout=120, check=True).stdout
-    assert "3-point match, score 2-0" in out and "Cube analysis for player 0" in out
+    assert "3-point match, player 0 1-away, player 1 3-away (score 2-0)" in out and "Cube analysis for player 0" in out
