@@ -4,6 +4,7 @@ import asyncio
 import json
 import threading
 
+import numpy as np
 import pytest
 
 pytest.importorskip("fastapi")
@@ -169,6 +170,23 @@ def test_the_hint_when_the_bot_doubles_is_the_persons_take_or_pass(client):
     e = hint["decision"]["equities"]
     assert hint["answer"] == {"take": -e["double_take"], "pass": -1.0, "proper": hint["decision"]["response"]}
     assert (hint["answer"]["take"] >= hint["answer"]["pass"]) == (hint["answer"]["proper"] == "take")
+
+
+def test_a_games_view_gives_pips_and_the_bots_turns_since_the_persons_action(client):
+    game = client.post("/api/game", json={"agent": "pubeval", "length": 3, "seed": 5}).json()
+    sid = game["id"]
+    for _ in range(20):
+        if game["awaiting"] == "move":
+            move = game["legal"][0]["move"]
+            game = client.post(f"/api/game/{sid}", json={"action": "move", "move": move}).json()
+            break
+        game = client.post(f"/api/game/{sid}", json={"action": game["awaiting"]}).json()
+    board = np.array(game["board"])
+    assert game["pips"] == [int((board[k] * np.arange(1, 26)).sum()) for k in (0, 1)]
+    turns = game["bot_turns"]
+    bot_lines = [line for line in game["log"] if line.startswith("pubeval rolls ")]
+    assert turns and bot_lines[-len(turns):] == [
+        f"pubeval rolls {t['dice'][0]}-{t['dice'][1]}: {t['move'] or 'cannot move'}." for t in turns]
 
 
 def test_the_hint_takes_a_limit_as_api_move_does(client):

@@ -25,6 +25,7 @@ import numpy as np
 
 from bgzero.agents.base import Agent
 from bgzero.cube import may_double
+from bgzero.engine.board import pip_counts
 from bgzero.engine.notation import format_steps
 from bgzero.engine.position import Position
 from bgzero.errors import BgzeroError, ConfigError
@@ -54,6 +55,7 @@ class WebGame(PersonMatch):
             raise ConfigError(f"games={games}: a money session of 0 (until you stop) to 1000 games")
         super().__init__(bot, (name, bot_name), length=length, games=games, jacoby=jacoby, seed=seed)
         self.log: list[str] = []
+        self.bot_turns: list[dict] = []  # the bot's turns since the person's last action, for clients to show
         self.lock = threading.Lock()  # one action at a time per game
         self._start_game()
 
@@ -69,6 +71,8 @@ class WebGame(PersonMatch):
             "games_finished": len(self.records),
             "cube": {"value": self.state.cube.value, "owner": self.state.cube.owner},
             "board": mine.tolist(),  # row 0 the person's checkers, row 1 the bot's, each in its own numbering
+            "pips": pip_counts(mine).tolist(),  # the person's, the bot's
+            "bot_turns": list(self.bot_turns),  # since the person's last action: dice and move, in order
             "on_roll": self.player, "dice": list(self.dice) if self.dice else None, "awaiting": self.awaiting,
             "may_double": self.awaiting == ROLL and may_double(self.state, 0),
             "legal": [{"move": m.text, "hops": [list(h) for h in m.steps]} for m in legal],
@@ -118,6 +122,7 @@ class WebGame(PersonMatch):
                     "resign": lambda: self._resign(level), "next": self._next}
         if action not in handlers:
             raise GameActionError(f"action {action!r}: use one of {', '.join(handlers)}")
+        self.bot_turns = []
         try:
             handlers[action]()
         except GameOver as end:
@@ -212,8 +217,9 @@ class WebGame(PersonMatch):
 
     def _bot_move(self) -> None:
         steps, result = bot_play(self.bot, self.board, self.dice, self.state)
-        self._say(f"{self.names[1]} rolls {self.dice[0]}-{self.dice[1]}: "
-                  f"{format_steps(self.board, steps) or 'cannot move'}.")
+        move = format_steps(self.board, steps)
+        self.bot_turns.append({"dice": list(self.dice), "move": move})  # "" when it cannot move
+        self._say(f"{self.names[1]} rolls {self.dice[0]}-{self.dice[1]}: {move or 'cannot move'}.")
         self.moved(1, steps, result)
 
     def _end(self, end: GameOver) -> None:
