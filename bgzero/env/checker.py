@@ -167,22 +167,27 @@ def masks(boards, left, need, only, out):
 
 
 @njit(cache=True)
+def step_row(boards, left, need, only, r, a):
+    """Play checker action ``a`` on board ``r`` (masked in: the caller checks). A pass ends the
+    turn; else one die is used and ``need`` drops by one."""
+    if a < 6:
+        need[r] = 0
+        return
+    d = a % 6 + 1
+    _apply(boards[r], 25 - a // 6, d)
+    for j in range(4):
+        if left[r, j] == d:
+            left[r, j] = 0
+            break
+    need[r] -= 1
+    only[r] = 0
+
+
+@njit(cache=True)
 def step(boards, left, need, only, actions, rows):
-    """Play checker action ``actions[r]`` on each board in ``rows`` (masked in: the caller checks).
-    A pass ends the turn; else one die is used and ``need`` drops by one."""
+    """:func:`step_row` for each board in ``rows``."""
     for r in rows:
-        a = actions[r]
-        if a < 6:
-            need[r] = 0
-            continue
-        c, d = 25 - a // 6, a % 6 + 1
-        _apply(boards[r], c, d)
-        for j in range(4):
-            if left[r, j] == d:
-                left[r, j] = 0
-                break
-        need[r] -= 1
-        only[r] = 0
+        step_row(boards, left, need, only, r, actions[r])
 
 
 def reachable_results(boards: np.ndarray, dice: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

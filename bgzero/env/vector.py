@@ -126,7 +126,7 @@ def _move(actions, done, boards, player, dice, keys, counters, play, results, of
     An action outside the mask ends its game as the chooser's loss of ``penalty``; with
     ``raise_illegal`` the first such game's index is returned instead, before anything is played.
     A legal one is played: a whole play (``results[offsets[b] + a]``, sides swapped) or one checker
-    step (:func:`bgzero.env.checker.step`; the sides swap when its turn is over). A game the play
+    step (:func:`bgzero.env.checker.step_row`; the sides swap when its turn is over). A game the play
     ends scores the mover's points (``money``) or 1; in the others the roll passes and the next
     turn's dice are drawn. Returns those games (the next side on roll, still to start its turn),
     -1 (or the offending game's index), and how many games had an illegal action and how many ended."""
@@ -159,17 +159,7 @@ def _move(actions, done, boards, player, dice, keys, counters, play, results, of
         if play:
             boards[r] = results[offsets[r] + a]
         else:
-            if a < 6:
-                need[r] = 0
-            else:
-                d = a % 6 + 1
-                checker._apply(boards[r], 25 - a // 6, d)
-                for j in range(4):
-                    if left[r, j] == d:
-                        left[r, j] = 0
-                        break
-                need[r] -= 1
-                only[r] = 0
+            checker.step_row(boards, left, need, only, r, a)
             if need[r] > 0:
                 continue
             for c in range(25):  # the turn is over: the other side on roll
