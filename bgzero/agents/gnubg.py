@@ -63,3 +63,21 @@ class GnubgAgent(Agent):
 
     def take_decision(self, boards, states, players) -> np.ndarray:
         return cube_actions(self._probs(boards), boards, states, players)[1]
+
+
+class GnubgNet:
+    """gnubg's 0-ply net (``gnubg-nn``) as an evaluator, one position at a time: a rollout's
+    judge, or the checkpoint's place in bgzero's search; no pruning net, so every reply is scored."""
+
+    pruner = None
+
+    def __init__(self, needed_by: str = "this"):
+        try:
+            import gnubg_nn
+        except ImportError:
+            raise ConfigError(f"{needed_by} needs GNU Backgammon's Python engine: pip install gnubg-nn") from None
+        self._probabilities = gnubg_nn.probabilities
+
+    def probs(self, boards: np.ndarray) -> np.ndarray:
+        """(N, 5) probabilities for the side on roll of each board, before it rolls."""
+        return np.array([self._probabilities(to_gnubg(b), 0) for b in boards], np.float32).reshape(-1, 5)

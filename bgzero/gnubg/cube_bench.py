@@ -41,7 +41,7 @@ import numpy as np
 from bgzero import paths
 from bgzero.agents.cube import cube_lives
 from bgzero.agents.cubeful import cube_decisions
-from bgzero.agents.gnubg import GnubgAgent
+from bgzero.agents.gnubg import GnubgAgent, GnubgNet
 from bgzero.agents.specs import checkpoint_file
 from bgzero.atomic import atomic_write_text
 from bgzero.cube import (
@@ -57,7 +57,7 @@ from bgzero.cube import (
     from_match_info,
     may_double,
 )
-from bgzero.engine.board import start_board, to_gnubg
+from bgzero.engine.board import start_board
 from bgzero.engine.game import game_results, opening_roll
 from bgzero.engine.ids import MatchInfo, board_from_position_id, match_id, match_info_from_id, position_id
 from bgzero.engine.movegen import generate
@@ -205,22 +205,6 @@ def verdict(decision: CubeDecision) -> Verdict:
     return Verdict(doubler, PASS if decision.response == PASS else TAKE)
 
 
-class GnubgNet:
-    """gnubg's 0-ply net (``gnubg-nn``) in the checkpoint's place for bgzero's search; no pruning net, so every reply is scored."""
-
-    pruner = None
-
-    def __init__(self) -> None:
-        try:
-            import gnubg_nn
-        except ImportError:
-            raise ConfigError("gnubg_probs=true needs GNU Backgammon's Python engine: pip install gnubg-nn") from None
-        self._probabilities = gnubg_nn.probabilities
-
-    def probs(self, boards: np.ndarray) -> np.ndarray:
-        return np.array([self._probabilities(to_gnubg(b), 0) for b in boards], np.float32).reshape(-1, 5)
-
-
 def bgzero_verdicts(evaluator, boards: np.ndarray, infos: list[MatchInfo],
                     ply: int) -> tuple[list[Verdict], list[CubeDecision], np.ndarray]:
     """The neural agent's verdicts (the cubeful search its double and take decisions use), the decisions behind them, its probabilities."""
@@ -300,7 +284,7 @@ def report(checkpoint: str | Path, positions: int = 600, seed: int = 1, plies: l
         seconds[ply] = time.time() - start
         deciders[f"bgzero {name} {ply}-ply probs, 0-ply cube"] = shallow_cube_verdicts(probs, boards, infos)
     if gnubg_probs:
-        gnubg_net = GnubgNet()
+        gnubg_net = GnubgNet("gnubg_probs=true")  # in the checkpoint's place for the search
         deciders.update({f"bgzero {ply}-ply search on gnubg 0-ply probs": bgzero_verdicts(gnubg_net, boards, infos, ply)[0]
                          for ply in plies})
     deciders["naive: double 68-85% wins, take ≥ 25%"] = [naive_verdict(r["cubeless"][0]) for r in records]

@@ -23,9 +23,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from bgzero.agents.base import Agent
+from bgzero.agents.gnubg import GnubgNet
 from bgzero.agents.search import PRUNE_KEEP, best_replies, choose_replies
 from bgzero.agents.specs import make_agent, parse_spec
-from bgzero.engine.board import to_gnubg
 from bgzero.engine.movegen import MoveBatch
 from bgzero.engine.segments import segment_argmax
 from bgzero.errors import ConfigError
@@ -55,18 +55,11 @@ class NetJudge:
         return best_replies(self.evaluator, moves, PRUNE_KEEP, self.prune, repeats=False)
 
 
-class GnubgJudge:
+class GnubgJudge(GnubgNet):
     """GNU Backgammon's 0-ply net (``gnubg-nn``), one position at a time."""
 
     def __init__(self):
-        try:
-            import gnubg_nn
-        except ImportError:
-            raise ConfigError("a gnubg judge needs GNU Backgammon's Python engine: pip install gnubg-nn") from None
-        self._probabilities = gnubg_nn.probabilities
-
-    def probs(self, boards: np.ndarray) -> np.ndarray:
-        return np.array([self._probabilities(to_gnubg(b), 0) for b in boards], np.float32).reshape(-1, 5)
+        super().__init__("a gnubg judge")
 
     def best(self, moves: MoveBatch) -> tuple[np.ndarray, np.ndarray]:
         probs = self.probs(moves.results)
