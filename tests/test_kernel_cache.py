@@ -51,3 +51,16 @@ def test_a_command_caches_its_kernels_in_the_keyed_folder(tmp_path):
     count, folder = done.stdout.split()
     assert count == "16" and Path(folder) == tmp_path / "bgzero" / "numba" / kernel_cache.sources_key()
     assert any(Path(folder).rglob("*.nbi"))  # numba wrote its index there
+
+
+def test_numbas_blas_probe_is_skipped_once_and_scipy_still_imports():
+    """bgzero answers numba's start-up probe of scipy's BLAS (a third of a second) with ImportError,
+    once: scipy itself, imported afterwards, is whole."""
+    import pytest
+
+    pytest.importorskip("scipy")  # without scipy numba's probe fails on its own
+    code = ("import sys, bgzero, numba.np.arraymath\nprint('scipy.linalg' in sys.modules)\n"
+            "import scipy.linalg\nprint(callable(scipy.linalg.solve))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "True"]
