@@ -14,6 +14,7 @@ import os
 import random
 import re
 import resource
+import shutil
 import signal
 import subprocess
 import sys
@@ -389,23 +390,54 @@ def test_sigint_to_the_learner_alone_stops_training_with_last_pt(tmp_path):
     _train_interrupted(tmp_path, group=False)
 
 
+def _match_file(tmp_path: Path) -> Path:
+    """A long match of pubeval against itself, for analysis to take a while over."""
+    subprocess.run([sys.executable, "-m", "bgzero.cli.match", "a=pubeval", "b=pubeval", "length=25", "matches=1",
+                    f"out={tmp_path / 'm'}", "format=mat", "progress=false"], check=True, capture_output=True)
+    return tmp_path / "m" / "match_0001.mat"
+
+
+def _league_run(tmp_path: Path) -> Path:
+    """A run folder of two checkpoints, for a league."""
+    folder = tmp_path / "run" / "checkpoints"
+    folder.mkdir(parents=True)
+    for games in (100, 200):
+        shutil.copy(REPO / "checkpoints/reference.pt", folder / f"games_{games:09d}.pt")
+    return tmp_path / "run"
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("group", [True, False])
-@pytest.mark.parametrize("module, args, kept", [
+@pytest.mark.parametrize("module, args, kept, partial", [
     ("rollout", ["position=4HPwATDgc/ABMA", "trials=10000000", "agent=pubeval", "vr=false", "progress=false",
-                 "output=r.json"], "trials"),
-    ("eval", ["a=random:1", "b=random:2", "games=1000000", "out=e", "progress=false"], "games were finished"),
+                 "output=r.json"], "trials were done", None),
+    ("eval", ["a=random:1", "b=random:2", "games=1000000", "out=e", "progress=false"], "games were finished",
+     "e/result.json"),
     ("match", ["a=random:1", "b=random:2", "matches=100000", "shard=1", "out=m", "progress=false"],
-     "matches were finished"),
+     "matches were finished", "m/result.json"),
+    ("hint", ["position=4HPwATDgc/ABMA", "dice=31", "rollout=1000000"], "trials were done", None),
+    ("prune", [f"checkpoint={REPO / 'checkpoints/reference.pt'}", "out=p.pt", "positions=50000000"],
+     "no file was left half-written", None),
+    ("analyze", ["{match}", "agent=strong@2", "output=a.json", "html=a.html", "progress=false"],
+     "no file was left half-written", None),
+    ("league", ["run={run}", "games_vs_pubeval=10000000", "processes=1"], "no league table was written", None),
 ])
-def test_ctrl_c_stops_a_long_command_in_one_line_and_writes_nothing_half(tmp_path, module, args, kept, group):
+def test_ctrl_c_stops_a_long_command_in_one_line_and_writes_nothing_half(tmp_path, module, args, kept, partial, group):
+    """Every long command: one line saying what was kept, exit 130, no temporary or half-written output."""
+    fill = {"match": _match_file(tmp_path) if module == "analyze" else None,
+            "run": _league_run(tmp_path) if module == "league" else None}
+    args = [a.format(**fill) for a in args]
+    before = {p for p in tmp_path.rglob("*") if p.is_file()}
     started = time.monotonic()
     proc = _interrupt([f"bgzero.cli.{module}", *args], lambda: time.monotonic() - started > 10, group, tmp_path)
     assert kept in _one_line_error(proc, f"bgzero-{module}", status=130)
-    assert not list(tmp_path.rglob("*.tmp")) and not (tmp_path / "r.json").exists()
-    if module != "rollout":  # the games finished are kept, marked partial
-        result = json.loads((tmp_path / args[-2][4:] / "result.json").read_text())
+    assert not list(tmp_path.rglob("*.tmp"))
+    written = {p for p in tmp_path.rglob("*") if p.is_file()} - before - {tmp_path / partial if partial else None}
+    assert not [p for p in written if p.suffix in (".json", ".pt", ".html", ".csv", ".png")], written
+    if partial:  # the games finished are kept, marked partial
+        result = json.loads((tmp_path / partial).read_text())
         assert result["partial"] is True and result["games"] > 0
+
 
 def _spawned_worker_in(cwd: Path) -> bool:
     """Whether a spawned worker runs in ``cwd`` (its interpreter still starting up, at first)."""

@@ -19,6 +19,7 @@ from tqdm import tqdm
 
 from bgzero.arena.duplicate import play_duplicate_from_specs
 from bgzero.atomic import atomic_write, atomic_write_text
+from bgzero.errors import Interrupted
 
 PUBEVAL = "pubeval"
 
@@ -77,11 +78,16 @@ def run_league(run_dir: str | Path, limit: int = 8, games_vs_pubeval: int = 1000
     ppg = np.full((n, n), np.nan)
     ci = np.full((n, n), np.nan)
     pairs = [(i, j) for i in range(1, n) for j in range(i)]
-    for i, j in tqdm(pairs, unit="pair", desc="league", disable=not progress, dynamic_ncols=True):
-        games = games_vs_pubeval if j == 0 else games_per_pair
-        r = play_duplicate_from_specs(specs[i], specs[j], games, seed=seed + i * n + j, processes=processes)
-        ppg[i, j], ppg[j, i] = r.ppg, -r.ppg
-        ci[i, j] = ci[j, i] = r.ci95
+    done = 0
+    try:
+        for i, j in tqdm(pairs, unit="pair", desc="league", disable=not progress, dynamic_ncols=True):
+            games = games_vs_pubeval if j == 0 else games_per_pair
+            r = play_duplicate_from_specs(specs[i], specs[j], games, seed=seed + i * n + j, processes=processes)
+            ppg[i, j], ppg[j, i] = r.ppg, -r.ppg
+            ci[i, j] = ci[j, i] = r.ci95
+            done += 1
+    except (Interrupted, KeyboardInterrupt):  # a table needs every pair: say how far it got, write nothing
+        raise Interrupted(f"{done} of {len(pairs)} pairs were played; no league table was written") from None
     return LeagueTable([PUBEVAL] + [str(p) for p in ckpts], [None] + [checkpoint_games(p) for p in ckpts],
                        ppg, ci, fit_ratings(ppg))
 

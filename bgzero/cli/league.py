@@ -6,9 +6,9 @@ from pathlib import Path
 from omegaconf import DictConfig
 
 from bgzero.arena.league import format_table, run_league, write_table
-from bgzero.cli import hydra_main
+from bgzero.cli import hydra_main, one_line_errors
 from bgzero.config_check import LEAGUE, check, count_of_processes
-from bgzero.errors import BgzeroError, ConfigError
+from bgzero.errors import ConfigError
 
 
 def preflight(cfg: DictConfig) -> None:
@@ -21,14 +21,15 @@ def preflight(cfg: DictConfig) -> None:
 
 @hydra_main("league", preflight=preflight)
 def main(cfg: DictConfig) -> None:
-    try:
+    with one_line_errors("bgzero-league"):
         check(cfg, LEAGUE)
         processes = count_of_processes("processes", cfg.processes)
-        table = run_league(cfg.run, cfg.limit, cfg.games_vs_pubeval, cfg.games_per_pair, cfg.seed, processes, cfg.ply,
-                           progress=sys.stderr.isatty())
-    except (FileNotFoundError, BgzeroError) as e:
-        raise SystemExit(f"bgzero-league: {e}") from None
-    png = write_table(table, cfg.out)
+        try:
+            table = run_league(cfg.run, cfg.limit, cfg.games_vs_pubeval, cfg.games_per_pair, cfg.seed, processes,
+                               cfg.ply, progress=sys.stderr.isatty())
+        except FileNotFoundError as e:
+            raise ConfigError(str(e)) from None
+        png = write_table(table, cfg.out)
     print(format_table(table))
     print(f"written: {Path(cfg.out) / 'league.csv'}, {png}")
 
