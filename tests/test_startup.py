@@ -211,7 +211,8 @@ def test_a_plain_config_runs_its_command_without_hydra():
 @pytest.mark.parametrize("name,overrides", [
     ("hint", []), ("hint", ["position='4HPwATDgc/ABMA'", "dice=31"]), ("hint", ["dice=3-1", "agent=strong@1"]),
     ("hint", ["position=1e3", "rollout=12", "match=null"]), ("analyze", []), ("play", ["bot=pubeval"]),
-    ("rollout", []), ("serve", []), ("prune", []), ("web", ["port=0", "default_agent='strong@0'"])])
+    ("rollout", []), ("serve", []), ("prune", []), ("web", ["port=0", "default_agent='strong@0'"]),
+    ("evaluate", []), ("evaluate", ["a=pubeval", "out=e"]), ("match", ["length=3"]), ("league", ["run=r"])])
 def test_plain_composition_is_hydras(name, overrides):
     with initialize_config_dir(config_dir=CONFIGS, version_base="1.3"):
         want = compose(name, overrides=overrides)
@@ -224,9 +225,9 @@ def test_plain_composition_is_hydras(name, overrides):
 @pytest.mark.parametrize("name,overrides", [
     ("hint", ["position.x=1"]), ("hint", ["+x=1"]), ("hint", ["~dice"]), ("hint", ["dice=1,2"]), ("hint", ["dice=[3,"]),
     ("hint", ["dice=[3,1]"]), ("hint", ["position=${now:%H}"]), ("hint", ["hydra.run.dir=x"]),
-    ("hint", ["--cfg", "job"]), ("train", []), ("evaluate", []), ("match", [])])
+    ("hint", ["--cfg", "job"]), ("train", [])])
 def test_anything_else_is_left_to_hydra(name, overrides):
-    """Flags, lists, sweeps, additions, mistakes (Hydra words the error) and configs whose Hydra run writes files."""
+    """Flags, lists, sweeps, additions, mistakes (Hydra words the error) and training's config groups."""
     assert plain_compose(name, overrides) is None
 
 

@@ -277,6 +277,32 @@ def test_a_real_file_size_limit_is_one_line_and_keeps_the_old_output(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["rollout.json"]
 
 
+@pytest.mark.parametrize("module, args, output", [
+    ("eval", ["a=random:1", "b=random:2", "games=20", "out={tmp}/e", "progress=false"], "e/result.json"),
+    ("match", ["a=pubeval", "b=pubeval", "length=1", "matches=1", "out={tmp}/m", "progress=false", "overwrite=true"],
+     None),
+    ("analyze", ["{match}", "output={tmp}/a.json", "progress=false"], "a.json"),
+    ("prune", [f"checkpoint={REPO / 'checkpoints/reference.pt'}", "out={tmp}/p.pt", "positions=2000"], "p.pt"),
+    pytest.param("train", ["experiment=tiny", "train.out_dir={tmp}/t", "train.games=16", "eval.final_games=2",
+                           "train.progress=false", "train.overwrite=true"], None, marks=pytest.mark.slow),
+])
+def test_a_full_disk_under_each_writing_command_is_one_line_and_keeps_the_earlier_output(tmp_path, module, args,
+                                                                                          output):
+    """Issue 33's commands on a full disk: Hydra's .hydra/ and TensorBoard's writer thread gave tracebacks.
+    (``overwrite=true`` removes the earlier run first, as asked: there ``output`` is None.)"""
+    fill = {"tmp": tmp_path, "match": _match_file(tmp_path) if module == "analyze" else None}
+    args = [a.format(**fill) for a in args]
+    assert _cli(module, *args).returncode == 0  # the earlier output; numba's cache is written now, not under the limit
+    earlier = (tmp_path / output).read_bytes() if output else None
+    before = sorted(p for p in tmp_path.rglob("*") if p.is_file())
+    proc = _cli(module, *args, preexec_fn=_limit_file_size(200))
+    assert "File too large" in _one_line_error(proc, f"bgzero-{module}")
+    assert output is None or (tmp_path / output).read_bytes() == earlier
+    assert not list(tmp_path.rglob("*.tmp")) and not list(tmp_path.rglob(".hydra"))
+    assert [p for p in sorted(p for p in tmp_path.rglob("*") if p.is_file()) if p not in before
+            and p.parent.name != "tb"] == []
+
+
 # --------------------------------------------------------------------------- an output that names an input
 
 def _aliases(path: Path) -> list[Path]:

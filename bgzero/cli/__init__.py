@@ -1,12 +1,14 @@
 """Thin command-line entry points (Hydra apps) over the library."""
 
 import difflib
+import errno
 import functools
 import re
 import signal
 import sys
 import threading
 from contextlib import contextmanager
+from datetime import datetime
 from pathlib import Path
 
 from bgzero import paths
@@ -246,6 +248,8 @@ def plain_compose(config_name: str, overrides: list[str]):
     parsed = [parse_override(o) for o in overrides]
     if None in parsed:
         return None
+    if not OmegaConf.has_resolver("now"):  # Hydra's, for out=runs/eval/${now:%Y%m%d-%H%M%S}: one time per run
+        OmegaConf.register_new_resolver("now", lambda pattern: datetime.now().strftime(pattern), use_cache=True)
     cfg = OmegaConf.load(Path(CONFIGS) / f"{config_name}.yaml")
     if {k: OmegaConf.to_container(cfg[k]) for k in PLAIN if k in cfg} != PLAIN:
         return None
@@ -263,6 +267,10 @@ def plain_compose(config_name: str, overrides: list[str]):
     return cfg
 
 
+WRITE_FAULTS = {errno.ENOSPC, errno.EFBIG, errno.EDQUOT, errno.EIO, errno.EROFS}
+"""A full disk, a file-size limit or quota, a failing or read-only device: the disk's fault, not the code's."""
+
+
 @contextmanager
 def one_line_errors(prog: str):
     """Turn bgzero's own errors into a one-line message and exit status 1, not a traceback.
@@ -270,14 +278,24 @@ def one_line_errors(prog: str):
     ``kill`` (SIGTERM) becomes an exit through Python, so temporary files are removed and
     self-play workers stopped on the way out, as after an error. Ctrl-C (SIGINT) ends in one
     line and exit status 130, as a shell reports it: :class:`~bgzero.errors.Interrupted`'s
-    message when the command saved something, else that nothing was written. A value
+    message when the command saved something, else that nothing was written. A write the disk
+    refuses (:data:`WRITE_FAULTS`) is one line naming the file. A value
     OmegaConf cannot resolve (``dice=${nope}``) is one line too, read where it is used.
     """
     def terminated(signum, frame):
         raise SystemExit(f"{prog}: stopped by {signal.Signals(signum).name}")
 
+    faults: list[OSError] = []  # write faults of other threads (TensorBoard's writer), told by the main one
+
+    def thread_fault(args):
+        if isinstance(args.exc_value, OSError) and args.exc_value.errno in WRITE_FAULTS:
+            faults.append(args.exc_value)
+        else:
+            default_hook(args)
+
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, terminated)
+    default_hook, threading.excepthook = threading.excepthook, thread_fault
     try:
         yield
     except Interrupted as e:
@@ -286,11 +304,19 @@ def one_line_errors(prog: str):
         _interrupted(f"{prog}: interrupted; no file was left half-written")
     except BgzeroError as e:
         raise SystemExit(f"{prog}: {e}") from None
+    except OSError as e:
+        if e.errno not in WRITE_FAULTS:
+            raise
+        # A writer of another library's (TensorBoard's events) on a full disk; ours go through bgzero.atomic
+        name = e.filename or next((f.filename for f in faults if f.filename), None)
+        raise SystemExit(f"{prog}: cannot write{f' {name}' if name else ''}: {e.strerror}") from None
     except Exception as e:
         omegaconf_errors = sys.modules.get("omegaconf.errors")
         if omegaconf_errors and isinstance(e, omegaconf_errors.OmegaConfBaseException):
             raise SystemExit(f"{prog}: {_one_line(str(e))}") from None
         raise
+    finally:
+        threading.excepthook = default_hook
 
 
 def _interrupted(message: str):
