@@ -191,14 +191,14 @@ def agent_list(*, one: bool = False) -> Rule:
     return rule
 
 
-def plies() -> Rule:
-    """One search depth (0-2) or a non-empty list of distinct ones, like [0,1,2]."""
+def plies(*, empty: bool = False) -> Rule:
+    """One search depth (0-2) or a non-empty list of distinct ones, like [0,1,2]; with ``empty``, [] too."""
     def rule(key, value):
         if _is_whole(value) and 0 <= value <= 2:
             return
-        if (not isinstance(value, (ListConfig, list)) or not len(value) or len(set(value)) != len(value)
+        if (not isinstance(value, (ListConfig, list)) or not (len(value) or empty) or len(set(value)) != len(value)
                 or not all(_is_whole(v) and 0 <= v <= 2 for v in value)):
-            _fail(key, value, "a ply from 0 to 2, or a list of distinct ones, like [0,1,2]")
+            _fail(key, value, "a ply from 0 to 2, or a list of distinct ones, like [0,1,2]" + (", or []" if empty else ""))
     return rule
 
 
@@ -368,7 +368,7 @@ ITERATE = {
     "finetune.widen": whole(0), "finetune.race": flag(), "finetune.prune_positions": whole(1000),
     "finetune.earlier": whole(0),
     "gate.games": whole(2), "gate.chunk": whole(2), "gate.ply": PLY, "gate.opponents": agent_list(),
-    "gate.move_errors": flag(), "gate.margin": number(), "gate.processes": processes(),
+    "gate.move_errors": flag(), "gate.cube": plies(empty=True), "gate.margin": number(), "gate.processes": processes(),
 }
 
 

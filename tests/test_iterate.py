@@ -16,14 +16,21 @@ from hydra import compose, initialize_config_dir
 
 from bgzero.cli import CONFIGS
 from bgzero.errors import ConfigError
+from bgzero.gnubg.cube_bench import agreement
 from bgzero.learn import iterate as iterate_module
 from bgzero.learn import labelling
-from bgzero.learn.iterate import STEPS, Generation, iterate
+from bgzero.learn.iterate import STEPS, Generation
+from bgzero.learn.iterate import iterate as iterate_without_cube
 from bgzero.value.checkpoint import load_evaluator
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = ("recipe=tiny", "progress=false", "candidates.positions=150", "candidates.parallel_games=8",
         "gate.games=20", "gate.chunk=10")
+
+
+def iterate(cfg):
+    """The run as ``bgzero-iterate`` makes it: the gate with the cube bench."""
+    return iterate_without_cube(cfg, cube_bench=agreement)
 
 
 def tiny_cfg(out: Path, *more: str):
@@ -65,6 +72,14 @@ def test_a_tiny_generation_is_decided_and_its_student_plays(straight):
     assert list((out / "tb").glob("events.out.tfevents.*"))
     finetune = json.loads((out / "gen-001" / "finetune.json").read_text())
     assert finetune["contact"]["positions"] > 0
+    assert g["cube"] == agreement(g["student"], [0])  # the gate's cube figures are the bench's
+
+
+def test_the_gates_cube_figures_are_the_model_cards():
+    """strong's 0-ply row of bgzero-bench cube (checkpoints/strong.md): 94.6% doubler, 93.3% taker."""
+    [figures] = agreement("checkpoints/strong.pt", [0]).values()
+    assert (round(100 * figures["doubler"], 1), round(100 * figures["taker"], 1)) == (94.6, 93.3)
+    assert (figures["decisions"], figures["doubles"]) == (955, 240)
 
 
 def test_a_stop_after_any_step_resumes_to_the_same_generation(straight, tmp_path, monkeypatch):

@@ -263,6 +263,24 @@ def print_misses(ply: int, records: list[dict], infos: list[MatchInfo], decision
               f"{mine.equities.no_double:+.3f} / {mine.equities.double_take:+.3f} |")
 
 
+def agreement(checkpoint: str | Path, plies=(0, 1), positions: int = 600, seed: int = 1) -> dict:
+    """``checkpoint``'s doubler and taker agreement with gnubg's 2-ply verdicts at each of ``plies``,
+    on the shipped reference: what ``bgzero-iterate``'s gate records, so that a drift of the cube
+    across generations shows where it happens."""
+    evaluator = load_evaluator(checkpoint)
+    records = load_reference(reference_path(None, positions, seed), positions, seed)["positions"]
+    reference = [CubeHint(**r["gnubg"][str(REFERENCE_PLIES)]) for r in records]
+    boards = np.stack([board_from_position_id(r["position_id"]) for r in records])
+    infos = [match_info_from_id(r["match_id"]) for r in records]
+    figures = {}
+    for ply in plies:
+        verdicts = bgzero_verdicts(evaluator, boards, infos, ply)[0]
+        doubler, taker = doubler_agreement(reference, verdicts), taker_agreement(reference, verdicts)
+        figures[str(ply)] = {"doubler": doubler.rate, "taker": taker.rate, "decisions": doubler.decisions,
+                             "doubles": taker.decisions}
+    return figures
+
+
 def report(checkpoint: str | Path, positions: int = 600, seed: int = 1, plies: list[int] | tuple[int, ...] = (0,),
            reference: str | Path | None = None, show_misses: bool = False, gnubg_probs: bool = False) -> None:
     """Print the benchmark's tables for ``checkpoint`` at each of ``plies`` on the reference of

@@ -10,7 +10,9 @@ A generation turns the current champion into a challenger and lets a gate decide
    between a turn's candidates (:func:`~bgzero.learn.search_targets.rank_fine_tune`), a fresh
    pruning net distilled, written to ``student.pt``;
 4. **gate**: duplicate games against the champion and the gate's other opponents, in seeded
-   chunks, and the move-error bench (:mod:`bgzero.arena.move_errors`);
+   chunks, the move-error bench (:mod:`bgzero.arena.move_errors`) and, where the caller gives
+   one, the cube bench (``gate.cube``: the command passes :func:`bgzero.gnubg.cube_bench.agreement`,
+   a layer this one does not import);
 5. **decide**: the student is promoted when it beats the champion by more than ``gate.margin``.
 
 Every step leaves its result in the generation's folder (``OUT/gen-NNN``) and is skipped when
@@ -51,8 +53,9 @@ class Generation:
     """One generation's folder and the steps that fill it."""
 
     def __init__(self, cfg: DictConfig, number: int, champion: str, out: Path, deadline: float | None, writer=None,
-                 decided: list[dict] = (), teacher: str | None = None, labels: int | None = None):
+                 decided: list[dict] = (), teacher: str | None = None, labels: int | None = None, cube_bench=None):
         self.cfg, self.number, self.champion, self.deadline, self.writer = cfg, number, champion, deadline, writer
+        self.cube_bench = cube_bench
         self.folder = out / f"gen-{number:03d}"
         self.teacher = teacher or cfg.labelling.teacher or champion
         self.decided, self.label_limit = list(decided), labels if labels is not None else cfg.labelling.labels
@@ -233,6 +236,10 @@ class Generation:
             figures = {"all": _mean_ci(loss)} | {c: _mean_ci(loss[ref.classes == k]) for k, c in enumerate(ERROR_CLASSES)}
             atomic_write_text(self.gate_folder / "move_errors.json", json.dumps(figures, indent=2))
             self._scalars({f"gate/move_error_{k}": v["mean"] for k, v in figures.items()})
+        if g.cube and self.cube_bench is not None and not (self.gate_folder / "cube.json").exists():
+            figures = self.cube_bench(str(self.student_path), [int(p) for p in g.cube])
+            atomic_write_text(self.gate_folder / "cube.json", json.dumps(figures, indent=2))
+            self._scalars({f"gate/cube_{ply}ply_{who}": v[who] for ply, v in figures.items() for who in ("doubler", "taker")})
 
     def _duplicate(self, key: str, opponent: str) -> None:
         g = self.cfg.gate
@@ -267,9 +274,10 @@ class Generation:
                    "vs_champion": versus.as_dict()}
         for key in (_opponent_key(opponent, self.champion) for opponent in self.cfg.gate.opponents):
             figures[f"vs_{key}"] = self.pooled(key).as_dict()
-        errors = self.gate_folder / "move_errors.json"
-        if errors.exists():
-            figures["move_errors"] = json.loads(errors.read_text())
+        for name in ("move_errors", "cube"):
+            path = self.gate_folder / f"{name}.json"
+            if path.exists():
+                figures[name] = json.loads(path.read_text())
         atomic_write_text(self.decision_path, json.dumps(figures, indent=2))
         self._scalars({"decide/promoted": float(promoted)})
         self._log(f"generation {self.number}: {versus.ppg:+.3f} ± {versus.ci95:.3f} ppg against the champion over "
@@ -314,8 +322,9 @@ def check_config(cfg: DictConfig) -> None:
         make_agent(spec)
 
 
-def iterate(cfg: DictConfig) -> dict:
-    """Run generations until ``cfg.generations`` are decided or the budget ends; the run's state."""
+def iterate(cfg: DictConfig, cube_bench=None) -> dict:
+    """Run generations until ``cfg.generations`` are decided or the budget ends; the run's state.
+    ``cube_bench(checkpoint, plies)``: the gate's cube figures (``gate.cube``), or None for none."""
     check_config(cfg)
     seconds = seconds_of("budget", cfg.budget)
     deadline = None if seconds is None else time.monotonic() + seconds
@@ -333,7 +342,7 @@ def iterate(cfg: DictConfig) -> dict:
         try:
             while len(state["generations"]) < cfg.generations:
                 generation = Generation(cfg, len(state["generations"]) + 1, state["champion"], out, deadline, writer,
-                                        decided=state["generations"])
+                                        decided=state["generations"], cube_bench=cube_bench)
                 try:
                     decision = generation.run()
                 except Stopped as stop:
