@@ -83,8 +83,15 @@ class _SkipNumbasBlasProbe:
         return None
 
 
+def numba_internals_allowed() -> bool:
+    """Whether bgzero may lean on numba's internals for speed (this module's BLAS probe,
+    :func:`bgzero.cli.launch.load_cached_kernels_without_refresh`). ``BGZERO_NUMBA_INTERNALS=off``
+    turns both off; CI runs the test suite so as well, to show that only the time depends on them."""
+    return os.environ.get("BGZERO_NUMBA_INTERNALS", "on") != "off"
+
+
 def skip_numbas_blas_probe() -> None:
     """Install :class:`_SkipNumbasBlasProbe` (once), unless numba has started already."""
-    if "numba.np.arraymath" in sys.modules or any(isinstance(f, _SkipNumbasBlasProbe) for f in sys.meta_path):
+    if not numba_internals_allowed() or "numba.np.arraymath" in sys.modules or any(isinstance(f, _SkipNumbasBlasProbe) for f in sys.meta_path):
         return
     sys.meta_path.insert(0, _SkipNumbasBlasProbe())

@@ -11,21 +11,14 @@ import pytest
 from hydra import compose, initialize_config_dir
 
 from bgzero import paths
-from bgzero.analysis.position import (
-    best_moves,
-    cube_analysis,
-    evaluate_position,
-    parse_dice,
-    rank_moves,
-    read_match_id,
-    read_position,
-)
+from bgzero.analysis.position import best_moves, cube_analysis, evaluate_position, rank_moves
 from bgzero.cli import analyze, hint
 from bgzero.cube import cube_decision, from_match_info
 from bgzero.engine.board import START
 from bgzero.engine.classify import BEAROFF, CONTACT, RACE
 from bgzero.engine.ids import GameState, MatchInfo, match_id, position_id
 from bgzero.engine.movegen import generate
+from bgzero.engine.parse import parse_dice, read_match_id, read_position
 from bgzero.errors import ConfigError, InvalidDiceError, InvalidMatchIdError, InvalidPositionError
 from bgzero.value.checkpoint import load_evaluator
 from bgzero.value.probs import equity, flip

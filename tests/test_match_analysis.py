@@ -137,9 +137,10 @@ def test_the_played_move_is_judged_at_the_full_ply_as_gnubg_does():
     """The issue's example: 11/10 9/3 was once scored at 1 ply against 23/22 9/3 at 2 (a 0.203 'loss')."""
     from bgzero.agents.cubeful import cube_values_at
     from bgzero.analysis.match import judge_play
-    from bgzero.analysis.position import match_context, read_position_and_match
+    from bgzero.analysis.position import match_context
     from bgzero.cube import may_double, normalised, proper_value
     from bgzero.engine.notation import parse_move
+    from bgzero.engine.parse import read_position_and_match
     from bgzero.value.checkpoint import load_evaluator
 
     evaluator = load_evaluator(paths.CHECKPOINTS / "strong.pt")

@@ -7,12 +7,13 @@ from bgzero import paths
 from bgzero.agents.cube import cube_lives
 from bgzero.agents.cubeful import cube_values_at, score_moves
 from bgzero.agents.neural import NeuralAgent
-from bgzero.analysis.position import cube_analysis, rank_moves, read_match_id, read_position
+from bgzero.analysis.position import cube_analysis, rank_moves
 from bgzero.cube import CubeState, MatchState, after_take, cubeful_value, from_match_info, may_double, other_side
 from bgzero.engine.board import START
 from bgzero.engine.ids import MatchInfo
 from bgzero.engine.movegen import generate
 from bgzero.engine.notation import format_steps
+from bgzero.engine.parse import read_match_id, read_position
 from bgzero.match.record import DOUBLE
 from bgzero.match.runner import play_matches
 from bgzero.value.probs import flip

@@ -34,14 +34,15 @@ def test_a_playing_command_imports_no_torch(name):
     assert done.returncode == 0, done.stderr
 
 
-def _as_console_script(check: str) -> subprocess.CompletedProcess:
+def _as_console_script(check: str, env: dict | None = None) -> subprocess.CompletedProcess:
     """``bgzero-hint 4HPwATDgc/ABMA 31`` as its console script runs it, with ``check`` (lines
     of code) run by the exit handlers: the script ends the process itself (``exit_now``)."""
     body = "".join(f"    {line}\n" for line in check.splitlines())
     code = ("import atexit, sys\nsys.argv = ['bgzero-hint', '4HPwATDgc/ABMA', '31']\n"
             f"def check():\n{body}    print('checked')\natexit.register(check)\n"
             "from bgzero.cli.launch import hint\nhint()\nprint('the script returned')")
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300,
+                          env=env)
 
 
 def test_a_hint_with_the_shipped_agent_imports_no_torch():
@@ -55,9 +56,24 @@ def _skip_unless_the_launcher_knows_this_numba():
     import numba
 
     from bgzero.cli.launch import numba_is_known
+    from bgzero.kernel_cache import numba_internals_allowed
 
     if not numba_is_known():
         pytest.skip(f"numba {numba.__version__}: the launcher leaves its cache loading as it is")
+    if not numba_internals_allowed():
+        pytest.skip("BGZERO_NUMBA_INTERNALS=off: the launcher leaves numba's cache loading as it is")
+
+
+def test_numbas_internals_switched_off_leave_numbas_start_up_whole_and_the_hint_the_same():
+    """BGZERO_NUMBA_INTERNALS=off: numba refreshes its compiler as it always does (the patch is
+    not applied) and the hint prints the same."""
+    pytest.importorskip("scipy.linalg")
+    assert _as_console_script("pass").returncode == 0  # kernels not yet cached compile (and refresh) here
+    on, off = (_as_console_script("print('numba.np.linalg' in sys.modules)",
+                                  env=dict(os.environ, BGZERO_NUMBA_INTERNALS=v)) for v in ("on", "off"))
+    assert on.returncode == off.returncode == 0, off.stderr
+    assert on.stdout.replace("False", "?") == off.stdout.replace("True", "?")
+    assert on.stdout.split()[-2:] == ["False", "checked"] and off.stdout.split()[-2:] == ["True", "checked"]
 
 
 def test_a_console_script_loads_cached_kernels_without_refreshing_numba_and_leaves_scipy_importable():

@@ -28,9 +28,9 @@ from hydra import compose, initialize_config_dir
 
 from bgzero import paths
 from bgzero.agents.specs import make_agent
-from bgzero.analysis.position import parse_dice
 from bgzero.atomic import atomic_write, atomic_write_text
 from bgzero.config_check import output_dir, output_file
+from bgzero.engine.parse import parse_dice
 from bgzero.engine.xgid import parse_xgid
 from bgzero.errors import (
     CheckpointError,

@@ -11,10 +11,11 @@ pytest.importorskip("fastapi")
 pytest.importorskip("httpx")
 from fastapi.testclient import TestClient  # noqa: E402
 
-from bgzero.analysis.position import evaluator_from_spec, rank_moves, read_position  # noqa: E402
+from bgzero.analysis.position import evaluator_from_spec, rank_moves  # noqa: E402
 from bgzero.cli.web import build  # noqa: E402
 from bgzero.cube import from_match_info  # noqa: E402
 from bgzero.engine.ids import MatchInfo, match_id  # noqa: E402
+from bgzero.engine.parse import read_position
 from bgzero.engine.xgid import format_xgid  # noqa: E402
 from bgzero.errors import ConfigError  # noqa: E402
 from bgzero.match.mat import parse_match  # noqa: E402

@@ -283,6 +283,18 @@ def test_an_upload_whose_names_carry_script_shows_them_as_text(server, browser, 
     heading = browser.find_element(By.CSS_SELECTOR, "#match-viewer .match-heading").text
     for name in EVIL:
         assert name in stats and name in heading
+    report = browser.find_element(By.ID, "match-report")  # the HTML report: escaped, and sandboxed besides
+    wait(browser, "return !!document.getElementById('match-report').srcdoc", 120)
+    assert report.get_attribute("sandbox") == ""
+    browser.switch_to.frame(report)
+    try:
+        time.sleep(0.5)
+        assert not browser.find_elements(By.CSS_SELECTOR, "img, script")
+        text = browser.find_element(By.TAG_NAME, "body").text
+        assert all(name in text for name in EVIL)
+    finally:
+        browser.switch_to.default_content()
+    assert browser.execute_script("return window.pwned === undefined")
 
 
 def test_a_rollout_can_be_cancelled_and_counts_the_trials_asked_for(fake_server, browser):
@@ -371,6 +383,27 @@ def test_analyse_a_position(server, browser, tmp_path):
     browser.find_element(By.ID, "pos-id").send_keys("x")
     browser.find_element(By.CSS_SELECTOR, "#pos-form button:not([type])").click()
     wait(browser, "return document.getElementById('error').textContent.includes('malformed XGID')")
+
+
+def test_a_match_id_draws_the_score_and_a_doubles_hint_shows_ten_plays(server, browser):
+    """PositionID:MatchID draws the match as an XGID does; 42 plays of 1-1 show as 10 rows and the rest counted."""
+    open_page(browser, server)
+    browser.find_element(By.CSS_SELECTOR, "[data-tab=position]").click()
+    browser.find_element(By.ID, "pos-id").clear()
+    browser.find_element(By.ID, "pos-id").send_keys("4HPwATDgc/ABMA:MAHgACAAIAAE")  # 7-point match, 2-4
+    browser.find_element(By.ID, "pos-dice").send_keys("11")
+    browser.find_element(By.CSS_SELECTOR, "#pos-form button:not([type])").click()
+    wait(browser, "return document.querySelector('#pos-moves table') !== null", 120)
+    assert browser.find_element(By.CSS_SELECTOR, "#pos-board .length").text == "7-point match"
+    assert sorted(e.text for e in browser.find_elements(By.CSS_SELECTOR, "#pos-board .score")) == ["score 2", "score 4"]
+    def shown():
+        return [e for e in browser.find_elements(By.CSS_SELECTOR, "#pos-moves td.move") if e.is_displayed()]
+
+    assert len(shown()) == 10
+    more = browser.find_element(By.CSS_SELECTOR, "#pos-moves td.more")
+    assert more.text == "32 more plays"
+    more.click()  # the rest, on asking
+    assert len(shown()) == 42 and not browser.find_elements(By.CSS_SELECTOR, "#pos-moves td.more")
 
 
 def test_watch_and_step_through_an_uploads_errors(server, browser, tmp_path):

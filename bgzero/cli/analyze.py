@@ -17,10 +17,11 @@ from omegaconf import DictConfig
 
 from bgzero.agents.specs import checkpoint_file
 from bgzero.analysis.match import analyse_matches, format_rollouts, format_summary, merge_analyses, rollout_worst
-from bgzero.analysis.position import best_moves, evaluator_from_spec, parse_dice, read_position_and_match
+from bgzero.analysis.position import best_moves, evaluator_from_spec
 from bgzero.atomic import atomic_write, atomic_write_text
 from bgzero.cli import hydra_main, one_line_errors, positional_args
 from bgzero.config_check import ANALYZE, check, check_output_file, distinct_files
+from bgzero.engine.parse import parse_dice, read_position_and_match
 from bgzero.errors import BgzeroError, ConfigError, InvalidDiceError, InvalidPositionError
 from bgzero.match.files import SUFFIXES, check_suffix, read_match_file
 

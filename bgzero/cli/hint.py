@@ -14,15 +14,13 @@ from bgzero.analysis.position import (
     evaluate_position,
     evaluator_from_spec,
     match_context,
-    parse_dice,
     rank_moves,
-    read_match_id,
-    read_position_and_match,
 )
 from bgzero.cli import PROBS_HEADER, hydra_main, one_line_errors, positional_args, probs_columns
 from bgzero.config_check import HINT, check
 from bgzero.cube import DOUBLE_BEAVER, DOUBLE_PASS, DOUBLE_TAKE, TOO_GOOD, emg_to_mwc, from_match_info
 from bgzero.engine.ids import board_from_position_id, match_id, position_id
+from bgzero.engine.parse import parse_dice, read_match_id, read_position_and_match
 from bgzero.errors import ConfigError
 
 

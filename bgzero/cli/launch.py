@@ -20,6 +20,7 @@ from importlib import import_module
 from importlib.util import find_spec
 
 from bgzero.cli import config_help, wants_help
+from bgzero.kernel_cache import numba_internals_allowed
 
 QUICK_EXIT = {"hint", "play", "web"}
 """The interactive commands, which leave by :func:`exit_now`: a person waits on their end. The
@@ -52,9 +53,10 @@ def load_cached_kernels_without_refresh() -> None:
     0.4-0.6 s of every command's start. Loading machine code needs none of that, only
     numba's runtime, whose functions the code calls. A kernel that is not in the cache is
     compiled, and compiling refreshes the compiler itself, so only the time changes. This
-    leans on numba's internals, so it does nothing outside :data:`NUMBA_VERSIONS`.
+    leans on numba's internals, so it does nothing outside :data:`NUMBA_VERSIONS`, nor with
+    ``BGZERO_NUMBA_INTERNALS=off``.
     """
-    if not numba_is_known():
+    if not numba_is_known() or not numba_internals_allowed():
         return
     from numba.core.caching import Cache
 

@@ -34,18 +34,10 @@ from starlette.requests import ClientDisconnect
 
 from bgzero.agents.specs import parse_spec
 from bgzero.analysis.match import analyse_match, decision_dict, worst_decisions
-from bgzero.analysis.position import (
-    cube_analysis,
-    equity_label,
-    evaluate_position,
-    match_context,
-    parse_dice,
-    rank_moves,
-    read_match_id,
-    read_position_and_match,
-)
+from bgzero.analysis.position import cube_analysis, equity_label, evaluate_position, match_context, rank_moves
 from bgzero.cube import MatchState, from_match_info, to_match_info
 from bgzero.engine.ids import MatchInfo
+from bgzero.engine.parse import parse_dice, read_match_id, read_position_and_match
 from bgzero.errors import BgzeroError, ConfigError
 from bgzero.match.mat import MatFormatError, format_match, parse_match
 from bgzero.match.runner import play_matches

@@ -49,13 +49,14 @@ const pct = (x) => (100 * x).toFixed(1);
 const PROB_HEADS = ["win", "w g", "w bg", "l g", "l bg"];
 
 // The ranked plays of a roll as a table; onRow(move, row) makes each row clickable, play(move) adds a Play button.
-function rankedTable(moves, {onRow = null, play = null, limit = 0} = {}) {
+// Past `limit` rows the rest wait behind a "N more plays" row that shows them when clicked.
+function rankedTable(moves, {onRow = null, play = null, limit = 10} = {}) {
   if (!moves.length) return null;
   const best = moves[0].equity;
   const mwc = moves[0].mwc !== null && moves[0].mwc !== undefined;  // a match: gnubg shows MWC beside EMG
-  const shown = limit ? moves.slice(0, limit) : moves;
-  const rows = shown.map((m, k) => {
-    const row = h("tr", {class: k ? null : "best", "data-move": m.move},
+  const rest = limit && moves.length > limit ? moves.length - limit : 0;
+  const rows = moves.map((m, k) => {
+    const row = h("tr", {class: k ? null : "best", "data-move": m.move, hidden: rest && k >= limit ? "" : null},
       h("td", {}, k + 1), h("td", {class: "move"}, m.move || "(no move)"), h("td", {}, m.ply), h("td", {}, f3(m.equity)),
       h("td", {}, k ? f3(m.equity - best) : ""), mwc ? h("td", {class: "mwc"}, pct(m.mwc)) : null,
       m.probs.map((p) => h("td", {}, pct(p))),
@@ -66,7 +67,10 @@ function rankedTable(moves, {onRow = null, play = null, limit = 0} = {}) {
   });
   return h("table", {class: "ranked"}, h("tr", {}, ["#", "move", "ply", "equity", "diff", ...(mwc ? ["MWC"] : []), ...PROB_HEADS].map((t) => h("th", {}, t)),
     play ? h("th", {}) : null), rows,
-    shown.length < moves.length ? h("tr", {}, h("td", {colspan: 10, class: "more"}, `${moves.length - shown.length} more plays`)) : null);
+    rest ? h("tr", {class: "clickable", onclick: (e) => {
+      rows.forEach((r) => { r.hidden = false; });
+      e.currentTarget.remove();
+    }}, h("td", {colspan: 10, class: "more"}, `${rest} more plays`)) : null);
 }
 
 function cubeNode(c) {

@@ -237,7 +237,6 @@ async function showHint() {
   const hint = await getJSON(`/api/game/${game.id}/hint`);
   if (hint.kind !== "moves") { fill($("play-hints"), cubeNode(hint)); return; }
   const table = rankedTable(hint.moves, {
-    limit: 10,
     onRow: (m, row) => {
       const play = game.legal.find((p) => p.move === m.move);
       if (!play) { note(`${m.move} is not among the plays listed for this roll.`); return; }
