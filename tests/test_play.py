@@ -88,7 +88,7 @@ def test_scripted_human_plays_a_whole_match(scripted):
     assert session.state.over and max(session.state.score) == LENGTH
     assert "Illegal: '13/1'" in text and "Legal plays:" in text  # the error lists the alternatives
     assert "EMG (MWC) for you" in text and "equity    diff" in text  # the hint table: a match ranks by MWC
-    assert "proper cube action:" in text  # the cube hint
+    assert "Proper cube action:" in text  # the cube hint, in bgzero-hint's words
     assert "You double. pubeval takes." in text and "cube 2, owned by pubeval" in text
     assert "Move taken back." in text
     assert "won the match." in text

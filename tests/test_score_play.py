@@ -153,7 +153,7 @@ def test_the_issue_example_ranks_as_gnubg_0ply_does():
     ("double, pass", "pass", False, "Double, pass"),
 ])
 def test_the_proper_action_is_written_as_gnubg_writes_it(action, response, redouble, words):
-    from bgzero.cli.hint import proper_action
     from bgzero.cube import CubeDecision, CubeEquities
+    from bgzero.ui.hint_text import proper_action
 
     assert proper_action(CubeDecision(action, response, 0.0, CubeEquities(0, 0, 1)), redouble=redouble) == words

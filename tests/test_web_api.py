@@ -107,6 +107,17 @@ def test_evaluate_and_cube(client):
     assert owned["decision"] is None and "owns the cube" in owned["reason"]
 
 
+def test_the_cube_answer_words_the_proper_action_as_bgzero_hint_prints_it(client):
+    from bgzero.cli import plain_compose
+    from bgzero.cli.hint import run
+
+    position, match = "4HPwATDgc/ABMA", "MAHgACAAIAAE"  # the start, 7-point match at 2-4 (README's example)
+    cube = client.get("/api/cube", params={"position": position, "match": match}).json()
+    printed = run(plain_compose("hint", [f"position={position}", f"match={match}", "agent=strong"]))
+    assert f"Proper cube action: {cube['proper_action']}" in printed.splitlines()
+    assert cube["proper_action"] == "No double, take"
+
+
 def test_rollout_streams_progress_then_the_result(client):
     assert client.post("/api/rollout", json={"position": "bad"}).status_code == 400  # checked before any work
     lines = [json.loads(line) for line in

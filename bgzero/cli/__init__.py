@@ -36,19 +36,6 @@ def config_help(config_name: str, prog: str) -> str:
             f"{body}\n\nHydra's flags also work: --cfg job prints the composed config, --info its sources.")
 
 
-PROBS_HEADER = "  win    w g   w bg   lose    l g   l bg"
-"""The columns of :func:`probs_columns`."""
-
-
-def probs_columns(probs) -> str:
-    """Five probabilities in gnubg's columns: the win chances, then the loss chances (loss = 1 - win).
-
-    A variance-reduced rollout can put a chance a hair below zero; it prints as 0.000, not -0.000.
-    """
-    win, wg, wbg, lg, lbg = (float(p) for p in probs)
-    return "  ".join(f"{p if round(p, 3) else 0.0:5.3f}" for p in (win, wg, wbg, 1 - win, lg, lbg))
-
-
 def wants_help(args: list[str]) -> bool:
     """Whether command-line ``args`` ask for ``--help`` (or ``-h``)."""
     return any(arg in ("--help", "-h") for arg in args)

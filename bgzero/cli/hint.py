@@ -6,9 +6,6 @@ from dataclasses import replace
 from omegaconf import DictConfig
 
 from bgzero.analysis.position import (
-    CubeAnalysis,
-    PositionEvaluation,
-    RankedMove,
     cube_analysis,
     equity_label,
     evaluate_position,
@@ -16,12 +13,13 @@ from bgzero.analysis.position import (
     match_context,
     rank_moves,
 )
-from bgzero.cli import PROBS_HEADER, hydra_main, one_line_errors, positional_args, probs_columns
+from bgzero.cli import hydra_main, one_line_errors, positional_args
 from bgzero.config_check import HINT, check
-from bgzero.cube import DOUBLE_BEAVER, DOUBLE_PASS, DOUBLE_TAKE, TOO_GOOD, emg_to_mwc, from_match_info
+from bgzero.cube import from_match_info
 from bgzero.engine.ids import board_from_position_id, match_id, position_id
 from bgzero.engine.parse import parse_dice, read_match_id, read_position_and_match
 from bgzero.errors import ConfigError
+from bgzero.ui.hint_text import cube_lines, evaluation_lines, moves_table
 
 
 def run(cfg: DictConfig) -> str:
@@ -45,12 +43,12 @@ def run(cfg: DictConfig) -> str:
         ranked = rank_moves(evaluator, board, dice, ply, state=state, player=player)
         rolled = _rollouts([board_from_position_id(m.result) for m in ranked[:cfg.get("rollout_top", 5)]],
                            cfg, trials, flipped=True) if trials else []
-        lines += _moves_table(ranked, rolled)
+        lines += moves_table(ranked, rolled)
     else:
-        lines += _evaluation(evaluate_position(evaluator, board, ply), cfg.agent,
+        lines += evaluation_lines(evaluate_position(evaluator, board, ply), cfg.agent,
                              _rollouts([board], cfg, trials, flipped=False)[0] if trials else None)
         if info is not None:
-            lines += _cube(cube_analysis(evaluator, board, info, ply), info)
+            lines += cube_lines(cube_analysis(evaluator, board, info, ply), info)
     return "\n".join(lines)
 
 
@@ -63,71 +61,6 @@ def _rollouts(boards, cfg: DictConfig, trials: int, flipped: bool):
     results = rollout_positions(np.stack(boards), make_player(str(cfg.agent)),
                                 RolloutSettings(trials=trials, seed=cfg.get("rollout_seed", 0)))
     return [r.flipped() for r in results] if flipped else results
-
-
-def _moves_table(moves: list[RankedMove], rolled=()) -> list[str]:
-    """gnubg's columns; a play scored shallower than the best is compared at its own depth. With
-    rollouts, the first ``len(rolled)`` plays get the rollout's equity, error and win chance."""
-    width = max(9, *(len(m.move) for m in moves))
-    match = moves[0].mwc is not None
-    extra = f"   rollout ± se    win  ({rolled[0].trials} trials, cubeless money)" if rolled else ""
-    rows = [f"  # ply  {'move':<{width}}   equity    diff  {'   MWC  ' if match else ''}{PROBS_HEADER}{extra}"]
-    for rank, m in enumerate(moves, 1):
-        diff = f"{m.diff if m.diff else -0.0:+7.3f}" if rank > 1 else " " * 7  # a tie prints -0.000, as in gnubg
-        mwc = f"{100 * m.mwc:6.2f}%  " if match else ""
-        move = m.move or "(no move)"  # a roll that cannot be played
-        rollout = _rollout_cell(rolled[rank - 1]) if rank <= len(rolled) else ""
-        rows.append(f"{rank:3d} {m.ply:3d}  {move:<{width}}  {m.equity:+7.3f} {diff}  {mwc}"
-                    f"{probs_columns(m.probs)}{rollout}")
-    return rows
-
-
-def _rollout_cell(r) -> str:
-    return f"  {r.equity:+7.3f} ± {r.equity_se:.3f}  {r.probs[0]:5.3f}"
-
-
-def _evaluation(ev: PositionEvaluation, agent: str, rolled=None) -> list[str]:
-    rows = [f"Evaluation for the side on roll, before it rolls ({agent} at {ev.ply}-ply)",
-            f"  {PROBS_HEADER}   cubeless equity",
-            f"  {probs_columns(ev.probs)}   {ev.equity:+.3f}"]
-    if rolled is not None:
-        rows.append(f"  {probs_columns(rolled.probs)}   {rolled.equity:+.3f} ± {rolled.equity_se:.3f}  "
-                    f"rollout, {rolled.trials} trials")
-    return rows
-
-
-_ORDER = {DOUBLE_TAKE: ("Double, take", "Double, pass", "No double"),
-          DOUBLE_BEAVER: ("Double, take", "Double, pass", "No double"),
-          DOUBLE_PASS: ("Double, pass", "Double, take", "No double")}
-
-
-def _cube(cube: CubeAnalysis, info) -> list[str]:
-    """gnubg's layout: the three equities, the proper one first, each with its cost, then the proper action."""
-    head = f"Cube analysis for player {cube.player} ({cube.kind}, cube life x = {cube.x:.3f})"
-    if cube.decision is None:
-        return [head, f"  no cube action: {cube.reason}"]
-    d, state, match = cube.decision, cube.state, not cube.state.is_money
-    unit = "EMG, MWC in brackets" if match else "per cube"
-    rows = [head + f", {cube.evaluation.ply}-ply", f"Cubeful equities ({unit}; double, pass = +1):"]
-    equities = {"No double": d.equities.no_double, "Double, take": d.equities.double_take,
-                "Double, pass": d.equities.double_pass}
-    for rank, name in enumerate(_ORDER.get(d.action, ("No double", "Double, pass", "Double, take")), 1):
-        value = equities[name]
-        mwc = f" ({100 * emg_to_mwc(value, state, cube.player):6.2f}%)" if match else ""
-        cost = f"  ({value - d.equity:+.3f})" if rank > 1 else ""
-        rows.append(f"{rank}. {name:<14}{value:+7.3f}{mwc}{cost}")
-    rows.append(f"Proper cube action: {proper_action(d, redouble=state.cube.value > 1)}")
-    if info.double_offered:
-        rows.append(f"Player {info.turn} has been doubled: {d.response}")
-    return rows
-
-
-def proper_action(decision, redouble: bool = False) -> str:
-    """gnubg's words for the doubler's proper action and the taker's answer, e.g. "Too good to double, pass"."""
-    word = "redouble" if redouble else "double"
-    doubler = {TOO_GOOD: f"Too good to {word}", DOUBLE_TAKE: word.capitalize(), DOUBLE_PASS: word.capitalize(),
-               DOUBLE_BEAVER: word.capitalize()}.get(decision.action, f"No {word}")
-    return f"{doubler}, {decision.response}"
 
 
 def _describe_match(info) -> str:

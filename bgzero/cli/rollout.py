@@ -6,13 +6,14 @@ from omegaconf import DictConfig
 
 from bgzero.agents.specs import checkpoint_file
 from bgzero.atomic import atomic_write_text
-from bgzero.cli import PROBS_HEADER, hydra_main, one_line_errors, probs_columns
+from bgzero.cli import hydra_main, one_line_errors
 from bgzero.config_check import ROLLOUT, check, distinct_files
 from bgzero.cube import MatchState, from_match_info
 from bgzero.engine.ids import match_id, position_id
 from bgzero.engine.parse import parse_dice, read_match_id, read_position_and_match
 from bgzero.errors import ConfigError
 from bgzero.rollout import PlayerSpec, RolloutSettings, rollout_document
+from bgzero.ui.hint_text import PROBS_HEADER, probs_columns
 
 
 def settings_from(cfg: DictConfig) -> RolloutSettings:

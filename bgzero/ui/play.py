@@ -30,6 +30,7 @@ from bgzero.engine.position import Position
 from bgzero.errors import BgzeroError, IllegalMoveError
 from bgzero.match.files import write_match_file
 from bgzero.match.record import MatchRecord
+from bgzero.ui.hint_text import cube_lines, moves_table
 from bgzero.ui.person_match import GameOver, PersonMatch, bot_play
 from bgzero.ui.render import KINDS, UNICODE, BoardStyle, describe_cube, describe_score, player_view, render_board
 
@@ -66,15 +67,8 @@ class Hints:
         if self.evaluator is None:
             return self._pubeval_moves(board, dice)
         ranked = rank_moves(self.evaluator, board, dice, self.ply, state=state, player=0)
-        match = ranked[0].mwc is not None  # in a match: the equity is EMG, and the MWC follows it
-        lines = [f"{self.spec} at {self.ply}-ply, {equity_label(state)} for you:",
-                 f"  #  move                      equity    diff  {'    MWC  ' if match else ''}  win  w gam  l gam"]
-        for k, m in enumerate(ranked[: self.shown], 1):
-            diff = f"{m.diff if m.diff else -0.0:+7.3f}" if k > 1 else " " * 7
-            mwc = f"{100 * m.mwc:6.2f}%  " if match else ""
-            lines.append(f"{k:3d}  {m.move or '(no move)':<24} {m.equity:+7.3f} {diff}  {mwc}"
-                         f"{m.probs[0]:5.3f}  {m.probs[1]:5.3f}  {m.probs[3]:5.3f}")
-        return lines + self._more(len(ranked))
+        return ([f"{self.spec} at {self.ply}-ply, {equity_label(state)} for you:"]
+                + moves_table(ranked[: self.shown]) + self._more(len(ranked)))
 
     def _pubeval_moves(self, board: np.ndarray, dice) -> list[str]:
         moves = generate(board[None], np.array([dice], np.int8))
@@ -95,17 +89,7 @@ class Hints:
         if self.evaluator is None:
             return ["no cube hint without a network: pass hint=checkpoint:PATH"]
         info = to_match_info(state, on_roll=doubler, turn=1 - doubler if doubled else doubler, double_offered=doubled)
-        analysis = cube_analysis(self.evaluator, board, info, self.ply)
-        if analysis.decision is None:
-            return [f"no cube action: {analysis.reason}"]
-        d = analysis.decision
-        eq = d.equities
-        lines = [f"{self.spec} at {self.ply}-ply ({analysis.kind}), cubeful equities for the doubler"
-                 f"{' (EMG)' if state.match_length else ''}, double/pass = +1:",
-                 f"  no double {eq.no_double:+.3f}, double/take {eq.double_take:+.3f}, "
-                 f"double/pass {eq.double_pass:+.3f}",
-                 f"  proper cube action: {d.action}"]
-        return lines + ([f"  proper answer: {d.response}"] if doubled else [])
+        return cube_lines(cube_analysis(self.evaluator, board, info, self.ply), info)
 
 
 # --------------------------------------------------------------------------- the session

@@ -42,6 +42,7 @@ from bgzero.errors import BgzeroError, ConfigError
 from bgzero.match.mat import MatFormatError, format_match, parse_match
 from bgzero.match.runner import play_matches
 from bgzero.match.sgf import SgfFormatError, parse_sgf
+from bgzero.ui.hint_text import proper_action
 from bgzero.ui.report import format_report
 from bgzero.web.body_limit import BodyLimit
 from bgzero.web.engine import BusyError, Engine
@@ -369,8 +370,11 @@ def _answer(decision) -> dict:
 
 
 def _cube(analysis) -> dict:
+    """A cube analysis as JSON, with the proper action in the words ``bgzero-hint`` prints."""
     out = asdict(analysis)
     out["kind"] = out["position_class"] = analysis.kind.name.lower()  # contact, race or bearoff
+    out["proper_action"] = (proper_action(analysis.decision, redouble=analysis.state.cube.value > 1)
+                            if analysis.decision else None)
     return out
 
 

@@ -87,5 +87,5 @@ function cubeNode(c) {
   const e = c.decision.equities;
   return h("div", {}, head, about,
     rows([["No double", e.no_double], ["Double, take", e.double_take], ["Double, pass", e.double_pass]]),
-    "Proper cube action: ", h("b", {class: "cube-action"}, c.decision.action), "; answer: ", h("b", {}, c.decision.response), ".");
+    "Proper cube action: ", h("b", {class: "cube-action"}, c.proper_action), ".");
 }
