@@ -349,7 +349,7 @@ def _judge_plays(evaluator, plays: list[_Play], ply: int, batch: int, bar) -> li
 
 
 def _move_text(board: np.ndarray, moves, k: int) -> str:
-    return format_steps(board, [tuple(s) for s in moves.steps[k].tolist() if s[0] >= 0])
+    return format_steps(board, moves.steps_of(k))
 
 
 def _luck(evaluator, plays: list[_Play], ply: int, batch: int, bar) -> list[float]:
