@@ -45,6 +45,18 @@ def _as_console_script(check: str, env: dict | None = None) -> subprocess.Comple
                           env=env)
 
 
+@pytest.mark.parametrize("args", [["bgzero-bench", "errors", "--help"], ["bgzero-hint", "--help"],
+                                  ["bgzero-hint", "4HPwATDgc/ABMA", "11"]])
+def test_a_reader_that_stops_early_gets_no_traceback(args):
+    """``bgzero-bench errors --help | head``: the pipe closed before the text was written."""
+    for _ in range(3):  # whether the write or the exit's flush meets the closed pipe is a race
+        proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+        proc.stdout.close()
+        err = proc.stderr.read().decode()
+        proc.wait(timeout=120)
+        assert "Traceback" not in err and "Broken pipe" not in err, err
+
+
 def test_a_hint_with_the_shipped_agent_imports_no_torch():
     done = _as_console_script("assert 'torch' not in sys.modules, 'torch was imported'")
     assert done.returncode == 0, done.stderr

@@ -3,6 +3,7 @@
 import difflib
 import errno
 import functools
+import os
 import re
 import signal
 import sys
@@ -291,6 +292,9 @@ def one_line_errors(prog: str):
         _interrupted(f"{prog}: interrupted; no file was left half-written")
     except BgzeroError as e:
         raise SystemExit(f"{prog}: {e}") from None
+    except BrokenPipeError:  # the reader stopped early (bgzero-hint ... | head): end quietly, as Python's docs advise
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        raise SystemExit(1) from None
     except OSError as e:
         if e.errno not in WRITE_FAULTS:
             raise

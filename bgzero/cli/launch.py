@@ -94,13 +94,22 @@ def exit_now() -> None:
     os._exit(status)
 
 
+def say(text: str) -> None:
+    """Print ``text``; a reader that stopped early (``bgzero-hint --help | head``) ends the command quietly, as for ``ls``."""
+    try:
+        print(text, flush=True)
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so the exit's own flush cannot fail too
+        raise SystemExit(0) from None
+
+
 def _script(command: str, config: str):
     """The console script ``bgzero-COMMAND``: the module ``bgzero.cli.COMMAND`` on ``configs/CONFIG.yaml``."""
     prog = f"bgzero-{command}"
 
     def main() -> None:
         if wants_help(sys.argv[1:]):
-            print(config_help(config, prog))
+            say(config_help(config, prog))
             return
         if command in NEEDS_TORCH and find_spec("torch") is None:
             raise SystemExit(f"{prog} needs torch, for training and training checkpoints: "
@@ -137,10 +146,10 @@ def bench() -> None:
     args = sys.argv[1:]
     name = bench_subcommand(args)
     if name is None and wants_help(args):
-        print(BENCH_USAGE)
+        say(BENCH_USAGE)
         return
     if name is not None and wants_help(args[1:]):
-        print(config_help(BENCH_SUBCOMMANDS[name], f"bgzero-bench {name}"))
+        say(config_help(BENCH_SUBCOMMANDS[name], f"bgzero-bench {name}"))
         return
     load_cached_kernels_without_refresh()
     import_module("bgzero.cli.bench").main()
