@@ -277,6 +277,24 @@ def test_a_real_file_size_limit_is_one_line_and_keeps_the_old_output(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["rollout.json"]
 
 
+def test_a_background_writer_on_a_full_disk_is_said_once_even_when_the_work_ends_well():
+    """TensorBoard writes from a thread of its own: its full disk must not pass in silence, nor as a thread's traceback."""
+    import threading
+
+    from bgzero.cli import one_line_errors
+
+    def writer():
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), "run/tb/events.out")
+
+    before = threading.excepthook
+    with pytest.raises(SystemExit, match=r"^prog: cannot write run/tb/events.out: No space left on device$"):
+        with one_line_errors("prog"):
+            thread = threading.Thread(target=writer)
+            thread.start()
+            thread.join()
+    assert threading.excepthook is before  # the command's hook is gone with it
+
+
 @pytest.mark.parametrize("module, args, output", [
     ("eval", ["a=random:1", "b=random:2", "games=20", "out={tmp}/e", "progress=false"], "e/result.json"),
     ("match", ["a=pubeval", "b=pubeval", "length=1", "matches=1", "out={tmp}/m", "progress=false", "overwrite=true"],

@@ -306,6 +306,10 @@ def one_line_errors(prog: str):
         if omegaconf_errors and isinstance(e, omegaconf_errors.OmegaConfBaseException):
             raise SystemExit(f"{prog}: {_one_line(str(e))}") from None
         raise
+    else:
+        if faults:  # the work ended, but a background writer could not write: said, not swallowed
+            name = faults[0].filename
+            raise SystemExit(f"{prog}: cannot write{f' {name}' if name else ''}: {faults[0].strerror}")
     finally:
         threading.excepthook = default_hook
 
