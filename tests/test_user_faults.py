@@ -437,7 +437,7 @@ def test_sigint_to_the_learner_alone_stops_training_with_last_pt(tmp_path):
 def _match_file(tmp_path: Path) -> Path:
     """A long match of pubeval against itself, for analysis to take a while over."""
     subprocess.run([sys.executable, "-m", "bgzero.cli.match", "a=pubeval", "b=pubeval", "length=25", "matches=1",
-                    f"out={tmp_path / 'm'}", "format=mat", "progress=false"], check=True, capture_output=True)
+                    f"out={tmp_path / 'm'}", "format=mat", "progress=false"], check=True, capture_output=True, env=ENV)
     return tmp_path / "m" / "match_0001.mat"
 
 
