@@ -255,6 +255,12 @@ def plain_compose(config_name: str, overrides: list[str]):
     return cfg
 
 
+def reader_gone() -> None:
+    """The reader of standard output went away (``| head``): send what is left to /dev/null, so that
+    Python's own flush at exit cannot fail on the closed pipe too."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
 WRITE_FAULTS = {errno.ENOSPC, errno.EFBIG, errno.EDQUOT, errno.EIO, errno.EROFS}
 """A full disk, a file-size limit or quota, a failing or read-only device: the disk's fault, not the code's."""
 
@@ -275,6 +281,10 @@ def one_line_errors(prog: str):
 
     faults: list[OSError] = []  # write faults of other threads (TensorBoard's writer), told by the main one
 
+    def cannot_write(e: OSError) -> SystemExit:
+        name = e.filename or next((f.filename for f in faults if f.filename), None)
+        return SystemExit(f"{prog}: cannot write{f' {name}' if name else ''}: {e.strerror}")
+
     def thread_fault(args):
         if isinstance(args.exc_value, OSError) and args.exc_value.errno in WRITE_FAULTS:
             faults.append(args.exc_value)
@@ -293,14 +303,12 @@ def one_line_errors(prog: str):
     except BgzeroError as e:
         raise SystemExit(f"{prog}: {e}") from None
     except BrokenPipeError:  # the reader stopped early (bgzero-hint ... | head): end quietly, as Python's docs advise
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        reader_gone()
         raise SystemExit(1) from None
     except OSError as e:
         if e.errno not in WRITE_FAULTS:
             raise
-        # A writer of another library's (TensorBoard's events) on a full disk; ours go through bgzero.atomic
-        name = e.filename or next((f.filename for f in faults if f.filename), None)
-        raise SystemExit(f"{prog}: cannot write{f' {name}' if name else ''}: {e.strerror}") from None
+        raise cannot_write(e) from None  # another library's writer (TensorBoard's); ours go through bgzero.atomic
     except Exception as e:
         omegaconf_errors = sys.modules.get("omegaconf.errors")
         if omegaconf_errors and isinstance(e, omegaconf_errors.OmegaConfBaseException):
@@ -308,8 +316,7 @@ def one_line_errors(prog: str):
         raise
     else:
         if faults:  # the work ended, but a background writer could not write: said, not swallowed
-            name = faults[0].filename
-            raise SystemExit(f"{prog}: cannot write{f' {name}' if name else ''}: {faults[0].strerror}")
+            raise cannot_write(faults[0])
     finally:
         threading.excepthook = default_hook
 

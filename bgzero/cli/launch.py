@@ -19,7 +19,7 @@ import threading
 from importlib import import_module
 from importlib.util import find_spec
 
-from bgzero.cli import config_help, wants_help
+from bgzero.cli import config_help, reader_gone, wants_help
 from bgzero.kernel_cache import numba_internals_allowed
 
 QUICK_EXIT = {"hint", "play", "web"}
@@ -99,7 +99,7 @@ def say(text: str) -> None:
     try:
         print(text, flush=True)
     except BrokenPipeError:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so the exit's own flush cannot fail too
+        reader_gone()
         raise SystemExit(0) from None
 
 

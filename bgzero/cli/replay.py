@@ -11,6 +11,7 @@ import os
 import sys
 import time
 
+from bgzero.cli import reader_gone
 from bgzero.errors import BgzeroError
 
 _BOOLS = {"true": True, "false": False}
@@ -54,7 +55,7 @@ def main(argv: list[str] | None = None) -> None:
         replay_mat(args.file, pace, style=UNICODE if opts["board"] == "unicode" else ASCII, colour=colour,
                    sleep=sleep, jacoby=_BOOLS[opts["jacoby"]])
     except BrokenPipeError:  # the reader went away (bgzero-replay FILE | head): stop quietly
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        reader_gone()
         raise SystemExit(1) from None
     except OSError as e:
         raise SystemExit(f"bgzero-replay: cannot read {args.file}: {e.strerror or e}") from None

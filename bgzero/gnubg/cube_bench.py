@@ -263,15 +263,20 @@ def print_misses(ply: int, records: list[dict], infos: list[MatchInfo], decision
               f"{mine.equities.no_double:+.3f} / {mine.equities.double_take:+.3f} |")
 
 
+def reference_positions(path: Path, positions: int, seed: int) -> tuple[list[dict], list[CubeHint], np.ndarray, list[MatchInfo]]:
+    """The reference's records, gnubg's 2-ply hints, the boards and their match states."""
+    records = load_reference(path, positions, seed)["positions"]
+    return (records, [CubeHint(**r["gnubg"][str(REFERENCE_PLIES)]) for r in records],
+            np.stack([board_from_position_id(r["position_id"]) for r in records]),
+            [match_info_from_id(r["match_id"]) for r in records])
+
+
 def agreement(checkpoint: str | Path, plies=(0, 1), positions: int = 600, seed: int = 1) -> dict:
     """``checkpoint``'s doubler and taker agreement with gnubg's 2-ply verdicts at each of ``plies``,
     on the shipped reference: what ``bgzero-iterate``'s gate records, so that a drift of the cube
     across generations shows where it happens."""
     evaluator = load_evaluator(checkpoint)
-    records = load_reference(reference_path(None, positions, seed), positions, seed)["positions"]
-    reference = [CubeHint(**r["gnubg"][str(REFERENCE_PLIES)]) for r in records]
-    boards = np.stack([board_from_position_id(r["position_id"]) for r in records])
-    infos = [match_info_from_id(r["match_id"]) for r in records]
+    _, reference, boards, infos = reference_positions(reference_path(None, positions, seed), positions, seed)
     figures = {}
     for ply in plies:
         verdicts = bgzero_verdicts(evaluator, boards, infos, ply)[0]
@@ -290,10 +295,7 @@ def report(checkpoint: str | Path, positions: int = 600, seed: int = 1, plies: l
     path = reference_path(reference, positions, seed)
     checkpoint = checkpoint_file(str(checkpoint)) or str(checkpoint)  # a shipped name (strong) is its play file
     evaluator = load_evaluator(checkpoint)  # a bad checkpoint is refused before a reference is built
-    records = load_reference(path, positions, seed)["positions"]
-    reference = [CubeHint(**r["gnubg"][str(REFERENCE_PLIES)]) for r in records]
-    boards = np.stack([board_from_position_id(r["position_id"]) for r in records])
-    infos = [match_info_from_id(r["match_id"]) for r in records]
+    records, reference, boards, infos = reference_positions(path, positions, seed)
 
     name, deciders, seconds, decisions = Path(checkpoint).stem, {}, {}, {}
     for ply in plies:
