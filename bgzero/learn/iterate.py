@@ -5,7 +5,8 @@ A generation turns the current champion into a challenger and lets a gate decide
 1. **candidates**: the champion's own 0-ply self-play, each turn's best few plays
    (:func:`~bgzero.learn.search_targets.candidate_turns`), seeded, in ``candidates.npz``;
 2. **labels**: their n-ply evaluations by the teacher (the champion unless named), in
-   chunks (:mod:`bgzero.learn.labelling`);
+   chunks (:mod:`bgzero.learn.labelling`); then, where ``labelling.rollout.turns`` asks, truncated
+   rollouts in place of the labels of the close turns' best candidates (:mod:`bgzero.learn.rollout_labels`);
 3. **finetune**: the champion's contact net, and its race net, taught the labels' differences
    between a turn's candidates (:func:`~bgzero.learn.search_targets.rank_fine_tune`), a fresh
    pruning net distilled, written to ``student.pt``;
@@ -41,6 +42,8 @@ from bgzero.config_check import ITERATE, check, seconds_of
 from bgzero.engine.classify import CONTACT, RACE
 from bgzero.errors import ConfigError
 from bgzero.learn.labelling import chunk_count, label, labelled_prefix, load_labels
+from bgzero.learn.rollout_labels import (TURNS_PER_CHUNK, RolloutLabelling, chosen_turns, finished_chunks, roll_out,
+                                         with_rollouts)
 from bgzero.learn.run_lock import RunLock
 
 STEPS = ("candidates", "labels", "finetune", "gate", "decide")
@@ -53,12 +56,14 @@ class Generation:
     """One generation's folder and the steps that fill it."""
 
     def __init__(self, cfg: DictConfig, number: int, champion: str, out: Path, deadline: float | None, writer=None,
-                 decided: list[dict] = (), teacher: str | None = None, labels: int | None = None, cube_bench=None):
+                 decided: list[dict] = (), teacher: str | None = None, labels: int | None = None,
+                 rolled_out: int | None = None, cube_bench=None):
         self.cfg, self.number, self.champion, self.deadline, self.writer = cfg, number, champion, deadline, writer
         self.cube_bench = cube_bench
         self.folder = out / f"gen-{number:03d}"
         self.teacher = teacher or cfg.labelling.teacher or champion
         self.decided, self.label_limit = list(decided), labels if labels is not None else cfg.labelling.labels
+        self.rollout_limit = rolled_out if rolled_out is not None else cfg.labelling.rollout.turns  # None: all
 
     def seed(self, step: str) -> int:
         return int(self.cfg.seed) + 1000 * self.number + STEPS.index(step) + 1
@@ -71,6 +76,10 @@ class Generation:
     @property
     def labels_folder(self) -> Path:
         return self.folder / "labels"
+
+    @property
+    def rollouts_folder(self) -> Path:
+        return self.folder / "rollouts"
 
     @property
     def student_path(self) -> Path:
@@ -118,6 +127,11 @@ class Generation:
         return total if limit is None else min(int(limit), total)
 
     def labels(self) -> None:
+        """The search labels, then the rollouts that replace some of them."""
+        self.search_labels()
+        self.rollouts()
+
+    def search_labels(self) -> None:
         from tqdm import tqdm
 
         lab = self.cfg.labelling
@@ -142,8 +156,51 @@ class Generation:
         if done < wanted:
             raise Stopped("labels")
 
-    def labelled(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Boards, turns and targets of the labelled candidates, whole turns only."""
+    def rollout_settings(self) -> RolloutLabelling:
+        r = self.cfg.labelling.rollout
+        return RolloutLabelling(player=str(r.player or self.teacher), trials=int(r.trials), truncate=int(r.truncate),
+                                top=int(r.top), close=None if r.close is None else float(r.close),
+                                classes=tuple(r.classes))
+
+    def chosen(self) -> list[np.ndarray]:
+        """The turns whose best candidates are rolled out (``labelling.rollout``), at most the limit."""
+        if self.rollout_limit == 0:
+            return []
+        boards, turns, targets = self.labelled(rollouts=False)
+        return chosen_turns(boards, turns, targets, self.rollout_settings())[:self.rollout_limit]
+
+    def rollouts(self) -> None:
+        """Roll out the chosen turns' best candidates, after the search labels (part of the labels step)."""
+        from bgzero.learn.search_targets import file_sha256
+        from tqdm import tqdm
+
+        chosen = self.chosen()
+        if not chosen:
+            return
+        how, sha = self.rollout_settings(), file_sha256(self.candidates_path)
+        before = min(finished_chunks(self.rollouts_folder, how, sha) * TURNS_PER_CHUNK, len(chosen))
+        if before >= len(chosen):
+            return
+        with np.load(self.candidates_path) as f:
+            boards = f["boards"]
+        start = time.monotonic()
+        bar = tqdm(total=len(chosen), initial=before, unit="turn", desc=f"gen {self.number} rollouts",
+                   disable=not self.cfg.progress, dynamic_ncols=True, mininterval=5)
+        try:
+            done = roll_out(boards, chosen, self.rollouts_folder, how, sha, seed=self.seed("labels") * 1000,
+                            processes=self.cfg.labelling.processes, deadline=self.deadline, progress=bar.update)
+        finally:
+            bar.close()
+        rate = (done - before) / max(time.monotonic() - start, 1e-9)
+        self._scalars({"rollouts/turns": done, "rollouts/turns_per_second": rate})
+        self._log(f"{done:,} of {len(chosen):,} close turns rolled out ({how.trials} trials, truncated at "
+                  f"{how.truncate} plies, by {how.player}; {rate:.2f} turns/s this stretch)")
+        if done < len(chosen):
+            raise Stopped("labels")
+
+    def labelled(self, rollouts: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Boards, turns and targets of the labelled candidates, whole turns only; with
+        ``rollouts``, the rolled-out candidates' targets from their rollouts."""
         lab = self.cfg.labelling
         n = self.wanted_labels()
         targets = load_labels(self.labels_folder, chunk_count(n, lab.chunk))[:n]
@@ -153,6 +210,9 @@ class Generation:
         if n < total:  # the turn the limit cuts is left out
             whole = turns < turns[-1]
             boards, turns, targets = boards[whole], turns[whole], targets[whole]
+        if rollouts and self.rollout_limit != 0:
+            chunks = chunk_count(len(self.chosen()), TURNS_PER_CHUNK)
+            targets, _ = with_rollouts(targets, self.rollouts_folder, chunks)
         return boards, turns, targets
 
     def earlier(self) -> list[Generation]:
@@ -160,7 +220,8 @@ class Generation:
         (``finetune.earlier``), each with the champion, teacher and label count it had."""
         count = int(self.cfg.finetune.earlier)
         return [Generation(self.cfg, d["generation"], d["champion"], self.folder.parent, self.deadline, self.writer,
-                           teacher=d["teacher"], labels=d["labels"]) for d in self.decided[-count:]] if count else []
+                           teacher=d["teacher"], labels=d["labels"], rolled_out=d.get("rolled_out", 0))
+                for d in self.decided[-count:]] if count else []
 
     def pooled_labels(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """This generation's labelled candidates and those of :meth:`earlier`, turns numbered apart.
@@ -270,7 +331,8 @@ class Generation:
         versus = self.pooled("champion")
         promoted = versus.ppg > self.cfg.gate.margin
         figures = {"generation": self.number, "champion": self.champion, "student": str(self.student_path),
-                   "teacher": self.teacher, "labels": self.wanted_labels(), "promoted": promoted,
+                   "teacher": self.teacher, "labels": self.wanted_labels(), "rolled_out": len(self.chosen()),
+                   "promoted": promoted,
                    "vs_champion": versus.as_dict()}
         for key in (_opponent_key(opponent, self.champion) for opponent in self.cfg.gate.opponents):
             figures[f"vs_{key}"] = self.pooled(key).as_dict()
@@ -312,7 +374,7 @@ def check_config(cfg: DictConfig) -> None:
     from bgzero.value.checkpoint import load_checkpoint
 
     check(cfg, ITERATE)
-    for key in ("start", "labelling.teacher"):
+    for key in ("start", "labelling.teacher", "labelling.rollout.player"):
         path = OmegaConf.select(cfg, key)
         if path is not None:
             if not Path(path).is_file():
