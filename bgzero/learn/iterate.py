@@ -42,8 +42,14 @@ from bgzero.config_check import ITERATE, check, seconds_of
 from bgzero.engine.classify import CONTACT, RACE
 from bgzero.errors import ConfigError
 from bgzero.learn.labelling import chunk_count, label, labelled_prefix, load_labels
-from bgzero.learn.rollout_labels import (TURNS_PER_CHUNK, RolloutLabelling, chosen_turns, finished_chunks, roll_out,
-                                         with_rollouts)
+from bgzero.learn.rollout_labels import (
+    TURNS_PER_CHUNK,
+    RolloutLabelling,
+    chosen_turns,
+    finished_chunks,
+    roll_out,
+    with_rollouts,
+)
 from bgzero.learn.run_lock import RunLock
 
 STEPS = ("candidates", "labels", "finetune", "gate", "decide")
@@ -171,8 +177,9 @@ class Generation:
 
     def rollouts(self) -> None:
         """Roll out the chosen turns' best candidates, after the search labels (part of the labels step)."""
-        from bgzero.learn.search_targets import file_sha256
         from tqdm import tqdm
+
+        from bgzero.learn.search_targets import file_sha256
 
         chosen = self.chosen()
         if not chosen:
