@@ -50,14 +50,14 @@ class ScriptedHuman:
     def readline(self) -> str:
         s = self.session
         first = s.legal[0].text if s.legal is not None else ""
-        if s.awaiting == "cube":
+        if s.asking == "cube":
             line = self.cube.pop(0) if self.cube else "roll"
-        elif s.awaiting in ("move", "confirm") and self.script:
+        elif s.asking in ("move", "confirm") and self.script:
             line = self.script.pop(0)
             line = first if line is FIRST else s.legal[1].text if line == SECOND else line
-        elif s.awaiting == "move":
+        elif s.asking == "move":
             line = first
-        elif s.awaiting == "confirm":
+        elif s.asking == "confirm":
             line = ""
         else:
             line = self.answer
@@ -89,7 +89,7 @@ def test_scripted_human_plays_a_whole_match(scripted):
     assert "Illegal: '13/1'" in text and "Legal plays:" in text  # the error lists the alternatives
     assert "EMG (MWC) for you" in text and "equity    diff" in text  # the hint table: a match ranks by MWC
     assert "Proper cube action:" in text  # the cube hint, in bgzero-hint's words
-    assert "You double. pubeval takes." in text and "cube 2, owned by pubeval" in text
+    assert "You double to 2; pubeval takes." in text and "cube 2, owned by pubeval" in text
     assert "Move taken back." in text
     assert "won the match." in text
     first = session.records[0]
@@ -250,7 +250,7 @@ def test_a_session_quit_mid_game_saves_the_game_in_progress(tmp_path, suffix):
     assert session.playing and "and the game in progress to" in text
     record = read_match_file(path)
     assert record.unfinished is not None and record.unfinished.winner is None
-    assert record.unfinished.actions == tuple(session.actions) and record.games == tuple(session.records)
+    assert record.unfinished.actions == tuple(session.game.actions) and record.games == tuple(session.records)
     out = io.StringIO()
     replay_mat(path, pace=0, out=out, style=ASCII)  # bgzero-replay reads it back
     assert f"Game {len(record.games) + 1} was saved unfinished here." in out.getvalue()

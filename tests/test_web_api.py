@@ -20,9 +20,9 @@ from bgzero.engine.xgid import format_xgid  # noqa: E402
 from bgzero.errors import ConfigError  # noqa: E402
 from bgzero.match.mat import parse_match  # noqa: E402
 from bgzero.match.sgf import format_sgf, parse_sgf  # noqa: E402
+from bgzero.ui.person_match import OVER  # noqa: E402
 from bgzero.web.api import create_app  # noqa: E402
 from bgzero.web.engine import BusyError, Engine  # noqa: E402
-from bgzero.web.games import OVER  # noqa: E402
 from tests.web_server import free_port  # noqa: E402
 
 START = "4HPwATDgc/ABMA"

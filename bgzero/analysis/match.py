@@ -30,13 +30,13 @@ import numpy as np
 from tqdm import tqdm
 
 from bgzero.agents.cubeful import cube_decisions, score_moves
-from bgzero.cube import TAKE, MatchState, after_take, may_double, to_match_info
-from bgzero.engine.board import START
+from bgzero.cube import TAKE, MatchState, may_double, to_match_info
 from bgzero.engine.game import ROLL_WEIGHTS, ROLLS
 from bgzero.engine.ids import board_from_position_id, match_id, position_id
 from bgzero.engine.movegen import generate
 from bgzero.engine.notation import format_steps, parse_move
 from bgzero.engine.segments import segment_argmax
+from bgzero.match.game import walk
 from bgzero.match.record import DOUBLE, MOVE, MatchGame, MatchRecord
 from bgzero.value.memo import MemoEvaluator
 
@@ -294,23 +294,17 @@ def merge_analyses(analyses: Iterable[MatchAnalysis], player: str | None = None)
 
 def _replay(m: int, record: MatchRecord, number: int, game: MatchGame, plays: list, cubes: list) -> None:
     """Append the checker plays and cube actions of one game, in order."""
-    state = MatchState(record.length, game.score, crawford=game.crawford, jacoby=record.jacoby)
-    board, actions = START, game.actions
-    for k, action in enumerate(actions):
-        player = action.player
+    actions = game.actions
+    for k, (action, before, after) in enumerate(walk(game, record.length, record.jacoby)):
+        player, board, state = action.player, before.board, before.state
         if action.kind == MOVE:
             before_double = k == 0 or actions[k - 1].kind != TAKE
             if k > 0 and before_double and may_double(state, player):  # the turn began without a double
                 cubes.append(_Cube(m, number, k, player, board, state, False, None))
-            after = parse_move(board, action.dice, " ".join(f"{s}/{d}" for s, d in action.steps))
-            plays.append(_Play(m, number, k, player, board, tuple(action.dice), after, state, k == 0))
-            board = after
+            plays.append(_Play(m, number, k, player, board, tuple(action.dice), after.board, state, k == 0))
         elif action.kind == DOUBLE:
             answer = actions[k + 1].kind if k + 1 < len(actions) else TAKE
-            if may_double(state, player):
-                cubes.append(_Cube(m, number, k, player, board, state, True, answer))
-            if answer == TAKE:
-                state = after_take(state, player)
+            cubes.append(_Cube(m, number, k, player, board, state, True, answer))  # legal: the walk checks
 
 
 class _NoBar:

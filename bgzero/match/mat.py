@@ -46,12 +46,10 @@ import numpy as np
 
 from bgzero.atomic import atomic_write_text
 from bgzero.cube import PASS, TAKE, MatchState, award
-from bgzero.engine.board import START
 from bgzero.engine.game import game_results
-from bgzero.engine.notation import parse_move
 from bgzero.errors import BgzeroError, shown
+from bgzero.match.game import Game, RuleBroken, walk
 from bgzero.match.record import DOUBLE, MOVE, MatchGame, MatchRecord
-from bgzero.match.transcript import GameReplay, RuleBroken
 
 NAME_LENGTH = 31  # gnubg's MAX_NAME_LEN less its terminator: the importer keeps this much
 _LEFT = 27  # width of the left column's text; the right column starts at character 33
@@ -87,7 +85,7 @@ def format_match(record: MatchRecord, comments: tuple[str, ...] = ()) -> str:
     out += ["\n"] if comments or not record.length else []
     out.append(f" {record.length} point match\n\n")
     for k, game in enumerate(record.games + ((record.unfinished,) if record.unfinished else ()), 1):
-        out += _format_game(k, game, names)
+        out += _format_game(k, game, names, record.length, record.jacoby)
     return "".join(out)
 
 
@@ -96,34 +94,32 @@ def write_mat(path, record: MatchRecord, comments: tuple[str, ...] = ()) -> Path
     return atomic_write_text(path, format_match(record, comments))
 
 
-def _format_game(k: int, game: MatchGame, names: tuple[str, str]) -> list[str]:
+def _format_game(k: int, game: MatchGame, names: tuple[str, str], length: int, jacoby: bool) -> list[str]:
     """gnubg's ``ExportGameJF``: actions alternate columns, two to a numbered line."""
     left = f"{names[0]} : {game.score[0]}"
     out = [f" Game {k}\n", f" {left:<30} {names[1]} : {game.score[1]}\n"]
-    board, cube, i = START, 1, 0
+    i = 0
     if game.actions[0].player == 1:  # player 1 opens: the left column of line 1 stays empty
         out.append(f"{1:3d}) {'':<{_LEFT}} ")
         i = 1
-    for action in game.actions:
+    for action, before, after in walk(game, length, jacoby):
         result = 0
         if action.kind == MOVE:
-            text = f"{action.dice[0]}{action.dice[1]}: {_plain(board, action.steps)}"
-            board = _play(board, action.dice, action.steps)
-            result = abs(int(game_results(board)))
+            text = f"{action.dice[0]}{action.dice[1]}: {_plain(before.board, action.steps)}"
+            result = abs(int(game_results(after.board)))
         elif action.kind == DOUBLE:
-            cube *= 2
-            text = f" Doubles => {cube}"
+            text = f" Doubles => {2 * before.state.cube.value}"
         elif action.kind == TAKE:
             text = " Takes"
         else:
             gap = "\n" + " " * 6 if i & 1 else " " * 23
-            text = f" Drops{gap}Wins {_points(cube // 2)}"
+            text = f" Drops{gap}Wins {_points(before.state.cube.value)}"
         out.append(text + "\n" if i & 1 else f"{(i >> 1) + 1:3d}) {text:<{_LEFT}} ")
         if action.kind == PASS:
             out.append("\n" if i & 1 else "\n\n")
         if result:
             lead = " " * 34 if i & 1 else "\n" + " " * 6
-            out.append(f"{lead}Wins {_points(result * cube)}\n\n")
+            out.append(f"{lead}Wins {_points(result * after.state.cube.value)}\n\n")
         i += 1
     if game.resigned:  # "Wins" in the winner's column, as gnubg's importer reads a resignation
         after_right = not i & 1  # the last action ended its line in the right column
@@ -147,11 +143,6 @@ def _plain(board: np.ndarray, steps) -> str:
         landed.add(dst)
         text += f"{src}/{dst}{'*' if hit else ''}{' ' if n < 3 else ''}"
     return text
-
-
-def _play(board: np.ndarray, dice, steps) -> np.ndarray:
-    """The position after a recorded play, sides swapped (checked for legality on the way)."""
-    return parse_move(board, dice, " ".join(f"{s}/{d}" for s, d in steps))
 
 
 # --------------------------------------------------------------------------- reading
@@ -273,7 +264,7 @@ def _replay(lines: list[str], body: list[int], state: MatchState, k: int, last: 
 
     The ``last`` game may stop without a winner: an unfinished game (``winner`` ``None``).
     """
-    replay = GameReplay(state)
+    replay = Game(state)
     entries = [(n, player, entry) for n in body[1:] for player, entry in zip((0, 1), _columns(lines[n])) if entry]
     if last and entries and _BARE_ROLL.match(entries[-1][2]):
         entries.pop()  # saved unfinished after a roll, before its play (gnubg writes the roll alone)
@@ -287,15 +278,15 @@ def _replay(lines: list[str], body: list[int], state: MatchState, k: int, last: 
             raise MatFormatError(f"{where}: {shown(entry)}: {e}") from None
     if replay.end is None and not last:
         raise MatFormatError(f"line {body[-1] + 1}: game {k} ends without a winner (no bear-off or dropped double)")
-    return replay.game()
+    return replay.record()
 
 
-def _act(replay: GameReplay, player: int, entry: str, where: str) -> None:
+def _act(replay: Game, player: int, entry: str, where: str) -> None:
     """One column's entry (a roll and its play, a double, an answer, ``Wins``) played into ``replay``."""
     wins = _WINS.match(entry)
     if wins:
         if replay.end is None:  # a resignation: the game is given up, and "Wins" names the winner's column
-            replay.resign(player, int(wins[1]))
+            replay.resign_written(player, int(wins[1]))
         if int(wins[1]) != replay.end.written:
             raise RuleBroken(f"the replay wins {_points(replay.end.written)}")
         return

@@ -13,6 +13,7 @@ from bgzero.cube import MatchState, match_winner
 
 MOVE, DOUBLE = "move", "double"  # with TAKE and PASS, the cube answers, the kinds of an Action
 PASSED = 0  # MatchGame.kind of a game that ended on a passed double
+KINDS = {1: "single game", 2: "gammon", 3: "backgammon"}
 
 
 @dataclass(frozen=True)
@@ -28,6 +29,28 @@ class Action:
     kind: str
     dice: tuple[int, int] | None = None
     steps: tuple[tuple[int, int], ...] = ()
+
+
+@dataclass(frozen=True)
+class GameEnd:
+    """How a game ended: ``winner`` scores ``points`` for ``kind`` (1-3, or :data:`PASSED`) at ``cube``."""
+
+    winner: int
+    kind: int
+    cube: int
+    points: int
+    resigned: bool = False
+
+    @property
+    def written(self) -> int:
+        """The points the files write for the game: the cube after a pass, else the result times
+        the cube (gnubg's ``.mat`` leaves the Jacoby rule out of its ``Wins`` line)."""
+        return self.cube if self.kind == PASSED else self.kind * self.cube
+
+    @property
+    def how(self) -> str:
+        """In words: ``gammon``, ``double passed``, ``single game, resigned``."""
+        return "double passed" if self.kind == PASSED else KINDS[self.kind] + (", resigned" if self.resigned else "")
 
 
 @dataclass(frozen=True)
@@ -50,6 +73,11 @@ class MatchGame:
     cube: int
     points: int
     resigned: bool = False
+
+    @property
+    def end(self) -> GameEnd | None:
+        """How the game ended; ``None`` while unfinished."""
+        return None if self.winner is None else GameEnd(self.winner, self.kind, self.cube, self.points, self.resigned)
 
     @classmethod
     def in_progress(cls, start: MatchState, actions) -> MatchGame:

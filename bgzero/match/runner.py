@@ -27,41 +27,40 @@ from tqdm import tqdm
 
 from bgzero.agents.base import Agent
 from bgzero.agents.specs import make_agent, spec_name
-from bgzero.cube import PASS, TAKE, MatchState, after_take, award, drop_points, may_double, points_for
-from bgzero.engine.board import START
-from bgzero.engine.game import check_length, game_results, opening_roll, roll
+from bgzero.cube import PASS, MatchState, award, may_double
 from bgzero.engine.movegen import generate
 from bgzero.errors import ConfigError
 from bgzero.interrupts import follow_the_main_process, starting_workers
-from bgzero.match.record import DOUBLE, MOVE, PASSED, Action, MatchGame, MatchRecord
+from bgzero.match.game import Game
+from bgzero.match.record import DOUBLE, MatchGame, MatchRecord
 from bgzero.value.threads import set_torch_threads
 
 
 class _Live:
-    """One match in progress: the bookkeeping of the lockstep loop."""
+    """One match in progress: its score, the game being played and the games done."""
 
     def __init__(self, seed: int, length: int, games: int, jacoby: bool):
         self.rng = np.random.default_rng(seed)
-        self.state = MatchState(length, jacoby=jacoby)
+        self.state = MatchState(length, jacoby=jacoby)  # as the game in progress began
         self.games = games
         self.records: list[MatchGame] = []
         self._new_game()
 
     def _new_game(self) -> None:
-        self.start = self.state
-        self.player, self.dice = opening_roll(self.rng)
-        self.board = START.copy()
-        self.actions: list[Action] = []
-        self.turns = 0  # moves of this game, for :func:`check_length`
+        self.game = Game(self.state)
+        self.game.opening(self.rng)
 
     @property
     def done(self) -> bool:
         return self.state.over if self.state.match_length else len(self.records) == self.games
 
-    def end_game(self, winner: int, kind: int, cube: int, points: int) -> None:
-        self.records.append(MatchGame(self.start.score, self.start.crawford, tuple(self.actions),
-                                       winner, kind, cube, points))
-        self.state = award(self.state, winner, points)
+    def settle(self) -> None:
+        """Score the game if it has ended, and start the next unless the match is over."""
+        end = self.game.end
+        if end is None:
+            return
+        self.records.append(self.game.record())
+        self.state = award(self.game.state, end.winner, end.points)
         if not self.done:
             self._new_game()
 
@@ -72,57 +71,46 @@ def _ask(agents: Sequence[Agent], method: str, live: list[_Live], askee) -> np.n
     for player in (0, 1):
         idx = [i for i, m in enumerate(live) if askee(m) == player]
         if idx:
-            group = [live[i] for i in idx]
+            group = [live[i].game for i in idx]
             answer = getattr(agents[player], method)(
-                np.stack([m.board for m in group]), [m.state for m in group], np.array([m.player for m in group]))
+                np.stack([g.board for g in group]), [g.state for g in group], np.array([g.on_roll for g in group]))
             out[idx] = np.asarray(answer, bool).reshape(len(idx))
     return out
 
 
 def _cube_turn(agents: Sequence[Agent], live: list[_Live]) -> None:
     """The side on roll may double before rolling; a take doubles the cube, a pass ends the game."""
-    ready = [m for m in live if m.dice is None and may_double(m.state, m.player)]
+    ready = [m for m in live if m.game.dice is None and may_double(m.game.state, m.game.on_roll)]
     if not ready:
         return
-    doubled = [m for m, yes in zip(ready, _ask(agents, "double_decision", ready, lambda m: m.player)) if yes]
+    doubled = [m for m, yes in zip(ready, _ask(agents, "double_decision", ready, lambda m: m.game.on_roll)) if yes]
     if not doubled:
         return
-    takes = _ask(agents, "take_decision", doubled, lambda m: 1 - m.player)
+    takes = _ask(agents, "take_decision", doubled, lambda m: 1 - m.game.on_roll)
     for m, take in zip(doubled, takes):
-        m.actions += [Action(m.player, DOUBLE), Action(1 - m.player, TAKE if take else PASS)]
-        if take:
-            m.state = after_take(m.state, m.player)
-        else:
-            m.end_game(m.player, PASSED, m.state.cube.value, drop_points(m.state))
+        doubler = m.game.on_roll
+        m.game.double(doubler)
+        m.game.answer(1 - doubler, bool(take))
+        m.settle()
 
 
 def _move_turn(agents: Sequence[Agent], live: list[_Live]) -> None:
     """Every live match rolls (if not already) and its side on roll moves; a bear-off ends the game."""
     for m in live:
-        if m.dice is None:
-            d1, d2 = roll(m.rng)
-            m.dice = (max(d1, d2), min(d1, d2))
-    groups = [[m for m in live if m.player == player] for player in (0, 1)]  # before anyone moves
+        if m.game.dice is None:
+            m.game.roll(m.rng)
+    groups = [[m for m in live if m.game.on_roll == player] for player in (0, 1)]  # before anyone moves
     for player, group in enumerate(groups):
         if not group:
             continue
-        boards = np.stack([m.board for m in group])
-        dice = np.array([m.dice for m in group], np.int8)
+        boards = np.stack([m.game.board for m in group])
+        dice = np.array([m.game.dice for m in group], np.int8)
         moves = generate(boards, dice)
-        chosen = agents[player].choose_for_score(boards, dice, moves, [m.state for m in group],
+        chosen = agents[player].choose_for_score(boards, dice, moves, [m.game.state for m in group],
                                                  np.full(len(group), player))
         for m, k in zip(group, chosen):
-            steps = tuple(sorted(moves.steps_of(k), reverse=True))
-            m.actions.append(Action(player, MOVE, m.dice, steps))
-            m.board = moves.results[k].copy()
-            kind = -int(game_results(m.board))  # the loser is on roll now
-            if kind:
-                cube = m.state.cube.value
-                m.end_game(player, kind, cube, points_for(kind, cube, jacoby=m.state.jacoby_active))
-            else:
-                m.player, m.dice = 1 - player, None
-                m.turns += 1
-                check_length(m.turns)
+            m.game.move(player, m.game.dice, moves.steps_of(k), result=moves.results[k].copy())
+            m.settle()
 
 
 def play_matches(agent_a: Agent, agent_b: Agent, seeds: Sequence[int], length: int = 7, games: int = 1,

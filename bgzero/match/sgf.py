@@ -11,7 +11,7 @@ W's points 1-24, ``y`` the bar and ``z`` off, all from W's side, so B's point ``
 letter of ``25 - p``. Other properties (gnubg's analysis ``A``, ``DA``, marks, comments) are
 skipped on reading. The last game may have no ``RE``: a game saved unfinished.
 
-:func:`parse_sgf` replays every game under the rules (:mod:`bgzero.match.transcript`: turns,
+:func:`parse_sgf` replays every game under the rules (:mod:`bgzero.match.game`: turns,
 legal plays, legal doubles; and the scores adding up), so a file that reads is a match that
 was played; anything else is a :class:`SgfFormatError` naming the game and node.
 """
@@ -24,9 +24,9 @@ from pathlib import Path
 from bgzero.atomic import atomic_write_text
 from bgzero.cube import PASS, TAKE, MatchState, award
 from bgzero.errors import BgzeroError
+from bgzero.match.game import Game, RuleBroken
 from bgzero.match.mat import read_text
 from bgzero.match.record import DOUBLE, MOVE, Action, MatchGame, MatchRecord
-from bgzero.match.transcript import GameReplay, RuleBroken
 
 COLOURS = "WB"  # players 0 and 1
 _LETTERS = "abcdefghijklmnopqrstuvwx"  # W's points 1-24
@@ -224,7 +224,7 @@ def _replay(k: int, nodes: list[dict], state: MatchState, result, last: bool) ->
     The ``last`` game may stop without a result: an unfinished game (``winner`` ``None``).
     A resignation has no node: ``RE`` ends the game (``R``) where the nodes leave it open.
     """
-    replay = GameReplay(state)
+    replay = Game(state)
     for n, node in enumerate(nodes, 1):
         colour = next((c for c in COLOURS if c in node), None)
         if colour is None:
@@ -239,21 +239,21 @@ def _replay(k: int, nodes: list[dict], state: MatchState, result, last: bool) ->
             raise SgfFormatError(f"{where}: {e}") from None
     end = replay.end
     if end is None and result is None and last:
-        return replay.game()
+        return replay.record()
     if end is None:
         if result is None or not result[2]:
             raise SgfFormatError(f"game {k} ends without a winner (no bear-off, dropped double or resignation)")
         try:
-            replay.resign(result[0], result[1])
+            replay.resign_written(result[0], result[1])
         except RuleBroken as e:
             raise SgfFormatError(f"game {k}: RE[{COLOURS[result[0]]}+{result[1]}R]: {e}") from None
     elif result is not None and (result[0], result[1]) != (end.winner, end.points):
         raise SgfFormatError(f"game {k}: RE says {COLOURS[result[0]]}+{result[1]}, but the replay gives "
                              f"{COLOURS[end.winner]}+{end.points}")
-    return replay.game()
+    return replay.record()
 
 
-def _act(replay: GameReplay, player: int, value: str, where: str) -> None:
+def _act(replay: Game, player: int, value: str, where: str) -> None:
     """One action node's value (``52mhxv``, ``double``, ``take``, ``drop``) played into ``replay``."""
     if value in ("take", "drop", "pass"):
         replay.answer(player, value == "take")

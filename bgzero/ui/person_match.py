@@ -1,12 +1,13 @@
-"""A person's match against a bot: its state and the rule steps that both front ends share.
+"""A person's match against a bot: what the person is asked, and the bot's turns in between.
 
 The person is player 0 (the left column of the ``.mat`` transcript) and the bot player 1.
-:class:`PersonMatch` holds the score, the game in progress and its recorded actions, and
-applies the rules a turn goes through: the seeded dice, a move, a double and its answer,
-the end of a game. The terminal (:class:`bgzero.ui.play.PlaySession`, which blocks reading
-a stream) and the browser (:class:`bgzero.web.games.WebGame`, a state machine that each
-request advances) differ only in how they ask the person and what they show; a game ends
-from wherever it ends by raising :class:`GameOver`, which :meth:`PersonMatch.finish` scores.
+:class:`PersonMatch` is a state machine: :attr:`~PersonMatch.awaiting` says what the person
+must do (roll or double, move, take or pass, start the next game) and each of the person's
+actions advances it, the bot playing its turns and the person's forced passes at once, until
+the person must act again. The terminal (:class:`bgzero.ui.play.PlaySession`, which reads
+lines) and the browser (:class:`bgzero.web.games.WebGame`, one request an action) are two
+drivers of it: they differ only in how they ask and what they show. What happens is told
+line by line through :meth:`PersonMatch.say`; the game itself is a :class:`~bgzero.match.game.Game`.
 """
 
 from __future__ import annotations
@@ -15,33 +16,28 @@ import numpy as np
 
 from bgzero.agents.base import Agent
 from bgzero.agents.search import evaluate_ply
-from bgzero.cube import PASS, TAKE, MatchState, after_take, award, drop_points, points_for
-from bgzero.engine.board import START, borne_off
-from bgzero.engine.game import game_results, opening_roll, roll
+from bgzero.cube import MatchState, award, may_double, points_for
+from bgzero.engine.board import borne_off
 from bgzero.engine.movegen import generate
-from bgzero.errors import ConfigError
-from bgzero.match.record import DOUBLE, MOVE, PASSED, Action, MatchGame, MatchRecord
-from bgzero.ui.render import KINDS, player_view
+from bgzero.engine.notation import format_steps
+from bgzero.engine.position import Move, Position
+from bgzero.errors import BgzeroError, ConfigError
+from bgzero.match.game import Game
+from bgzero.match.record import KINDS, GameEnd, MatchGame, MatchRecord
+from bgzero.ui.render import describe_cube, describe_score, player_view
 from bgzero.value.probs import equity
 
+ROLL, MOVING, ANSWER, NEXT, OVER = "roll", "move", "answer", "next", "over"  # what the person must do
 
-class GameOver(Exception):
-    """Ends the game in progress: ``winner`` scores ``kind`` (1-3 or PASSED) at ``cube``."""
 
-    def __init__(self, winner: int, kind: int, cube: int, points: int, how: str, resigned: bool = False):
-        super().__init__(how)
-        self.winner, self.kind, self.cube, self.points, self.how = winner, kind, cube, points, how
-        self.resigned = resigned
-
-    def record(self, start: MatchState, actions) -> MatchGame:
-        """The finished game's record: it began at ``start`` and went through ``actions``."""
-        return MatchGame(start.score, start.crawford, tuple(actions), self.winner, self.kind, self.cube, self.points,
-                         self.resigned)
+class GameActionError(BgzeroError, ValueError):
+    """An action that is not possible now (a move while the cube is asked, a double without access...)."""
 
 
 class PersonMatch:
     """A match (``length`` points) or money session (``length`` 0, ``games`` games, 0 = no limit)
-    of the person against ``bot``, its dice drawn only from ``seed``."""
+    of the person against ``bot``, its dice drawn only from ``seed``. It starts before its first
+    game (:data:`NEXT`); :meth:`act` ``("next")`` begins it."""
 
     def __init__(self, bot: Agent, names: tuple[str, str], *, length: int, games: int, jacoby: bool, seed: int):
         if length and games:
@@ -51,65 +47,195 @@ class PersonMatch:
             raise ConfigError("jacoby=true is a money rule, which matches never play by (length=0 plays money)")
         self.bot, self.names, self.games, self.seed = bot, names, games, seed
         self.rng = np.random.default_rng(seed)
-        self.state = MatchState(length, jacoby=jacoby)
+        self.between = MatchState(length, jacoby=jacoby)  # the match state when no game is in progress
+        self.game = Game(self.between)
         self.records: list[MatchGame] = []
-        self.playing = False  # a game is in progress
+        self.awaiting = NEXT
+
+    # ------------------------------------------------------------------ what the front ends show
+
+    def say(self, line: str) -> None:
+        """One line of what happened; the front end prints or logs it."""
+
+    def game_ending(self) -> None:
+        """Called as a game ends, before its result is said (the terminal draws the last board)."""
+
+    @property
+    def state(self) -> MatchState:
+        """The match state: the score, and the cube of the game in progress."""
+        return self.game.state if self.playing else self.between
+
+    @property
+    def board(self) -> np.ndarray:
+        """The board with :attr:`player` on roll in row 0."""
+        return self.game.board
+
+    @property
+    def player(self) -> int:
+        return self.game.on_roll
+
+    @property
+    def dice(self) -> tuple[int, int] | None:
+        return self.game.dice
+
+    @property
+    def playing(self) -> bool:
+        """A game is in progress."""
+        return self.awaiting not in (NEXT, OVER)
 
     @property
     def done(self) -> bool:
         """The match is won, or the money session has played its games."""
         return self.state.over if not self.state.is_money else 0 < self.games <= len(self.records)
 
+    def legal_moves(self):
+        """The legal plays of the person's roll (:class:`~bgzero.engine.position.LegalMoves`)."""
+        return Position(self.board).legal_moves(self.dice)
+
     def record(self) -> MatchRecord:
         """The finished games so far, and the game in progress once it has an action."""
-        unfinished = MatchGame.in_progress(self.start, self.actions) if self.playing and self.actions else None
+        unfinished = self.game.record() if self.playing and self.game.actions else None
         return MatchRecord(self.state.match_length, self.names, tuple(self.records), self.state.score,
                            self.state.jacoby, unfinished)
 
-    def start_game(self) -> None:
-        """A new game from the starting position, its opening roll thrown."""
-        self.start, self.actions, self.playing = self.state, [], True
-        self.board = START.copy()
-        self.player, self.dice = opening_roll(self.rng)
+    # ------------------------------------------------------------------ the person's actions
 
-    def roll_dice(self) -> None:
-        d1, d2 = roll(self.rng)
-        self.dice = (max(d1, d2), min(d1, d2))
+    def act(self, action: str, move: Move | None = None, level: int = 1) -> None:
+        """One action of the person: roll, double, take, pass, move (a legal ``move``), resign
+        (``level`` 1-3) or next; :class:`GameActionError` if it is not possible now."""
+        handlers = {"roll": self._roll, "double": self._double, "take": lambda: self._answer(True),
+                    "pass": lambda: self._answer(False), "move": lambda: self._move(move),
+                    "resign": lambda: self._resign(level), "next": self._next}
+        if action not in handlers:
+            raise GameActionError(f"action {action!r}: use one of {', '.join(handlers)}")
+        handlers[action]()
+        if self.game.end is not None and self.playing:
+            self._finish()
+        elif self.playing and action != "resign":
+            self._advance()
 
-    def moved(self, player: int, steps, result: np.ndarray) -> None:
-        """Record ``player``'s move to ``result`` and pass the turn; :class:`GameOver` if it bore off the last checker."""
-        self.actions.append(Action(player, MOVE, self.dice, tuple(sorted(steps, reverse=True))))
-        self.board = result  # the other side in row 0: the turn passes with it, even when the game ends,
-        self.player, self.dice = 1 - player, None  # or the final board is drawn with the sides swapped
-        end = borne_off_end(player, result, self.state)
-        if end:
-            raise end
+    def _need(self, awaiting: str, action: str) -> None:
+        if self.awaiting != awaiting:
+            raise GameActionError(f"cannot {action} now: {self.status()}")
 
-    def cube_answer(self, doubler: int, take: bool) -> None:
-        """Record a double and its answer; :class:`GameOver` on a pass."""
-        self.actions += [Action(doubler, DOUBLE), Action(1 - doubler, TAKE if take else PASS)]
-        if not take:
-            cube = drop_points(self.state)
-            raise GameOver(doubler, PASSED, cube, cube, "double passed")
-        self.state = after_take(self.state, doubler)
+    def _roll(self) -> None:
+        self._need(ROLL, "roll")
+        self.game.roll(self.rng)
 
-    def resignation(self, level: int) -> GameOver | None:
-        """The end of the game if the bot accepts the person's resignation of ``level`` (1-3), else
-        ``None``. An offer that wins the bot the match is always accepted: nothing is worth more."""
+    def _double(self) -> None:
+        self._need(ROLL, "double")
+        if not may_double(self.state, 0):
+            raise GameActionError("you may not double now (the cube is not yours, or this is the Crawford game)")
+        take = bool(self.bot.take_decision(self.board[None], [self.state], np.array([0]))[0])
+        self.say(f"You double to {2 * self.state.cube.value}; {self.names[1]} {'takes' if take else 'passes'}.")
+        self._cube(0, take)
+
+    def _answer(self, take: bool) -> None:
+        self._need(ANSWER, "take or pass")
+        self.say(f"You {'take' if take else 'pass'}.")
+        self._cube(1, take)
+
+    def _cube(self, doubler: int, take: bool) -> None:
+        self.game.double(doubler)
+        self.game.answer(1 - doubler, take)
+        if take:
+            self.say(describe_cube(self.state, self.names) + ".")
+            self.game.roll(self.rng)
+
+    def _move(self, move: Move | None) -> None:
+        self._need(MOVING, "move")
+        if move is None:
+            raise GameActionError("action move needs the play, e.g. move=\"8/5 6/5\"")
+        self.say(f"You play {self.dice[0]}-{self.dice[1]}: {move.text}.")
+        self.game.move(0, self.dice, move.steps, move.result.board.copy())
+
+    def _resign(self, level: int) -> None:
+        if not self.playing:
+            raise GameActionError("no game in progress to resign")
+        if level not in KINDS:
+            raise GameActionError(f"resign level {level}: 1 single game, 2 gammon, 3 backgammon")
+        if not self.game.actions:  # a game without an action has no .mat transcript
+            raise GameActionError("play the opening roll first; you may resign after it")
         cube = self.state.cube.value
         points = points_for(level, cube, jacoby=self.state.jacoby_active)
         wins_match = not self.state.is_money and self.state.score[1] + points >= self.state.match_length
-        if not (wins_match or accepts_resignation(self.bot, self.board, self.player, level)):
-            return None
-        return GameOver(1, level, cube, points, f"{KINDS[level]}, resigned", resigned=True)
+        if wins_match or accepts_resignation(self.bot, self.board, self.player, level):
+            self.game.resign(1, level)  # an offer that wins the bot the match is always accepted
+        else:
+            self.say(f"{self.names[1]} declines your resignation of a {KINDS[level]}.")
 
-    def finish(self, end: GameOver) -> str:
-        """Score the game that ``end`` ended; the line that says so."""
-        self.records.append(end.record(self.start, self.actions))
-        self.state = award(self.state, end.winner, end.points)
-        self.playing, self.dice = False, None
+    def _next(self) -> None:
+        self._need(NEXT, "start the next game")
+        self.game = Game(self.between)
+        self.game.opening(self.rng)
+        self.say(f"Game {len(self.records) + 1}. {describe_score(self.state, self.names)}. Opening roll "
+                 f"{self.dice[0]}-{self.dice[1]}: {'you play' if self.player == 0 else self.names[1] + ' plays'} first.")
+        self.awaiting = None
+
+    # ------------------------------------------------------------------ the bot's turns
+
+    def _advance(self) -> None:
+        """Play the bot's turns, and the person's forced passes, until the person must act or the game ends."""
+        while self.game.end is None:
+            if self.player == 1:
+                if self.dice is None:
+                    if may_double(self.state, 1) and bool(
+                            self.bot.double_decision(self.board[None], [self.state], np.array([1]))[0]):
+                        self.say(f"{self.names[1]} doubles to {2 * self.state.cube.value}.")
+                        self.awaiting = ANSWER
+                        return
+                    self.game.roll(self.rng)
+                self._bot_move()
+                continue
+            if self.dice is None:
+                if may_double(self.state, 0):
+                    self.awaiting = ROLL
+                    return
+                self.game.roll(self.rng)
+            legal = self.legal_moves()
+            if legal[0]:  # the empty play alone: no move
+                self.awaiting = MOVING
+                return
+            self.say(f"You roll {self.dice[0]}-{self.dice[1]} and cannot move.")
+            self.game.move(0, self.dice, (), legal[0].result.board.copy())
+        self._finish()
+
+    def _bot_move(self) -> None:
+        steps, result = bot_play(self.bot, self.board, self.dice, self.state)
+        move = format_steps(self.board, steps)
+        self.bot_moved(self.dice, move)
+        self.say(f"{self.names[1]} rolls {self.dice[0]}-{self.dice[1]}: {move or 'cannot move'}.")
+        self.game.move(1, self.dice, steps, result)
+
+    def bot_moved(self, dice: tuple[int, int], move: str) -> None:
+        """Called with each of the bot's plays (``""`` when it cannot move), before it is said."""
+
+    def _finish(self) -> None:
+        """Score the game that has ended and say so."""
+        end: GameEnd = self.game.end
+        self.game_ending()
+        self.records.append(self.game.record())
+        self.between = award(self.game.state, end.winner, end.points)
+        self.awaiting = NEXT
+        if self.done:
+            self.awaiting = OVER
         who = "You win" if end.winner == 0 else f"{self.names[1]} wins"
-        return f"{who} {end.points} point{'s' if end.points > 1 else ''} ({end.how})."
+        self.say(f"{who} {end.points} point{'s' if end.points > 1 else ''} ({end.how}).")
+
+    def status(self) -> str:
+        """What the person must do now, in one line."""
+        if self.awaiting == OVER:
+            if self.state.is_money:
+                return f"Session over. {describe_score(self.state, self.names)}."
+            won = self.state.score[0] >= self.state.match_length
+            return f"Match over: {'you won' if won else self.names[1] + ' won'}. {describe_score(self.state, self.names)}"
+        if self.awaiting == NEXT:
+            return f"Game over. {describe_score(self.state, self.names)}. Start the next game."
+        if self.awaiting == ANSWER:
+            return f"{self.names[1]} doubles to {2 * self.state.cube.value}: take or pass?"
+        if self.awaiting == ROLL:
+            return "Your turn: roll" + (" or double." if may_double(self.state, 0) else ".")
+        return f"You rolled {self.dice[0]}-{self.dice[1]}: make your move."
 
 
 def bot_play(bot: Agent, board: np.ndarray, dice, state: MatchState) -> tuple[list[tuple[int, int]], np.ndarray]:
@@ -118,15 +244,6 @@ def bot_play(bot: Agent, board: np.ndarray, dice, state: MatchState) -> tuple[li
     moves = generate(boards, rolled)
     k = int(bot.choose_for_score(boards, rolled, moves, [state], [1])[0])
     return moves.steps_of(k), moves.results[k].copy()
-
-
-def borne_off_end(player: int, result: np.ndarray, state: MatchState) -> GameOver | None:
-    """The end of the game if ``player``'s move to ``result`` bore off its last checker, else ``None``."""
-    kind = -int(game_results(result))  # the loser is on roll now
-    if not kind:
-        return None
-    cube = state.cube.value
-    return GameOver(player, kind, cube, points_for(kind, cube, jacoby=state.jacoby_active), KINDS[kind])
 
 
 def accepts_resignation(bot: Agent, board: np.ndarray, on_roll: int, level: int) -> bool:

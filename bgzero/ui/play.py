@@ -21,18 +21,17 @@ from bgzero.agents.base import Agent
 from bgzero.agents.pubeval import pubeval_scores
 from bgzero.agents.specs import parse_spec
 from bgzero.analysis.position import cube_analysis, equity_label, evaluator_from_spec, rank_moves
-from bgzero.cube import MatchState, may_double, to_match_info
+from bgzero.cube import MatchState, to_match_info
 from bgzero.engine.board import swap_sides
 from bgzero.engine.classify import is_race
 from bgzero.engine.movegen import generate
 from bgzero.engine.notation import format_steps
-from bgzero.engine.position import Position
 from bgzero.errors import BgzeroError, IllegalMoveError
 from bgzero.match.files import write_match_file
-from bgzero.match.record import MatchRecord
+from bgzero.match.record import PASSED, MatchRecord
 from bgzero.ui.hint_text import cube_lines, moves_table
-from bgzero.ui.person_match import GameOver, PersonMatch, bot_play
-from bgzero.ui.render import KINDS, UNICODE, BoardStyle, describe_cube, describe_score, player_view, render_board
+from bgzero.ui.person_match import ANSWER, MOVING, NEXT, OVER, ROLL, GameActionError, PersonMatch
+from bgzero.ui.render import UNICODE, BoardStyle, describe_score, player_view, render_board
 
 _RESIGN_WORDS = {"": 1, "s": 1, "single": 1, "n": 1, "normal": 1, "1": 1,
                  "g": 2, "gammon": 2, "2": 2, "b": 3, "backgammon": 3, "3": 3}
@@ -122,7 +121,7 @@ class PlaySession(PersonMatch):
     come only from ``seed``: the same seed and the same input replay the same match.
     With ``save`` the match is written there (``.mat`` or ``.sgf``) after every game and when
     the session ends, a game in progress included.
-    :attr:`awaiting` and :attr:`legal` tell a scripted player what is asked.
+    :attr:`asking` and :attr:`legal` tell a scripted player what is asked.
     """
 
     def __init__(self, bot: Agent, *, bot_name: str | None = None, name: str = "you", length: int = 5,
@@ -139,8 +138,8 @@ class PlaySession(PersonMatch):
         self.readline = stdin is sys.stdin and stdout is sys.stdout and stdin.isatty()
         if self.readline:
             import readline  # noqa: F401  (loading it is what makes input() edit lines)
-        self.awaiting: str | None = None  # "cube", "move", "confirm" or "answer" while waiting for input
-        self.legal = None  # the LegalMoves of the roll to play while awaiting "move"
+        self.asking: str | None = None  # the prompt waiting for input: "cube", "move", "confirm" or "answer"
+        self.legal = None  # the LegalMoves of the roll to play while asking "move"
 
     # ---- plumbing
 
@@ -150,7 +149,7 @@ class PlaySession(PersonMatch):
 
     def ask(self, prompt: str, awaiting: str) -> str:
         """One line of input, stripped; :class:`_Quit` at end of input or on ``quit``."""
-        self.awaiting = awaiting
+        self.asking = awaiting
         if self.readline:
             try:
                 line = input(prompt) + "\n"
@@ -197,100 +196,80 @@ class PlaySession(PersonMatch):
         kind = f"a {self.state.match_length}-point match" if self.state.match_length else "a money session"
         self.say(f"bgzero-play: {self.names[0]} against {self.names[1]}, {kind}, seed {self.seed}. "
                  "Type help for the commands.")
+        asks = {NEXT: self.next_game, ROLL: self.ask_cube, ANSWER: self.ask_answer, MOVING: self.ask_move}
         try:
-            while not self.done:
-                self.play_game()
+            while self.awaiting != OVER:
+                asks[self.awaiting]()
         except _Quit:
             self.say("Session ended.")
             if self.save_path and self.playing:
                 self.save(None)
-        self.awaiting = None
+        self.asking = None
         self.say(describe_score(self.state, self.names))
         if self.state.over:
             self.say("You won the match." if self.state.score[0] >= self.state.match_length
                      else f"{self.names[1]} won the match.")
         return self.record()
 
-    def play_game(self) -> None:
-        self.start_game()
-        self.say("", f"Game {len(self.records) + 1}. {describe_score(self.state, self.names)}",
-                 f"Opening roll {self.dice[0]}-{self.dice[1]}: {self.names[self.player]} to play.")
+    def do(self, action: str, move=None, level: int = 1) -> None:
+        """One action of the person; the match is saved after each game that ends."""
+        games = len(self.records)
         try:
-            while True:
-                if self.dice is None:
-                    self.cube_turn()
-                    self.roll_dice()
-                (self.human_move if self.player == 0 else self.bot_move)()
-        except GameOver as end:
-            self.say(self.finish(end))
-            if self.save_path:
-                self.save(None)
+            self.act(action, move, level)
+        except GameActionError as e:
+            self.say(f"{str(e)[0].upper()}{str(e)[1:]}.")
+            return
+        if len(self.records) > games and self.save_path:
+            self.save(None)
 
-    def moved(self, player: int, steps, result: np.ndarray) -> None:
-        """Record a move; the last one of a game is drawn before it ends."""
-        try:
-            super().moved(player, steps, result)
-        except GameOver:
-            self.say("", render_board(player_view(result, 1 - player), self.names, state=self.state,
+    def next_game(self) -> None:
+        self.say("")
+        self.do("next")
+
+    def game_ending(self) -> None:
+        """A game borne off ends on its last board."""
+        if self.game.end.kind != PASSED and not self.game.end.resigned:
+            self.say("", render_board(player_view(self.board, self.player), self.names, state=self.state,
                                       style=self.style, colour=self.colour), "")
-            raise
 
     # ---- the cube
 
-    def cube_turn(self) -> None:
-        """Before rolling the side on roll may double; the other takes or passes."""
-        if not may_double(self.state, self.player):
-            return
-        if self.player == 0:
-            self.show()
-            while True:
-                text = self.ask("Roll or double? ", "cube").lower()
-                if text in ("", "roll", "r"):
-                    return
-                if text in ("double", "d"):
-                    break
-                if text == "hint":
-                    self.say(*self.hints.cube(self.board, self.state, 0, doubled=False))
-                elif not self.common(text):
-                    self.say(f"{text!r}: type roll (or just Enter), double, hint or help")
-            take = bool(self.bot.take_decision(self.board[None], [self.state], np.array([0]))[0])
-            self.say(f"You double. {self.names[1]} {'takes' if take else 'passes'}.")
-            self.cube_answer(0, take)
-            return
-        if not bool(self.bot.double_decision(self.board[None], [self.state], np.array([1]))[0]):
-            return
+    def ask_cube(self) -> None:
+        """Before rolling the person may double; the bot takes or passes."""
         self.show()
-        self.say(f"{self.names[1]} doubles to {2 * self.state.cube.value}.")
+        while True:
+            text = self.ask("Roll or double? ", "cube").lower()
+            if text in ("", "roll", "r", "double", "d"):
+                self.do("double" if text.startswith("d") else "roll")
+                return
+            if text == "hint":
+                self.say(*self.hints.cube(self.board, self.state, 0, doubled=False))
+            elif not self.common(text):
+                self.say(f"{text!r}: type roll (or just Enter), double, hint or help")
+            if self.awaiting != ROLL:  # resigned
+                return
+
+    def ask_answer(self) -> None:
+        """The bot has doubled: take or pass."""
+        self.show()
         while True:
             text = self.ask("Take or pass? ", "answer").lower()
             if text in ("take", "t", "pass", "p", "drop"):
-                self.cube_answer(1, text.startswith("t"))
+                self.do("take" if text.startswith("t") else "pass")
                 return
             if text == "hint":
                 self.say(*self.hints.cube(self.board, self.state, 1, doubled=True))
             elif not self.common(text):
                 self.say(f"{text!r}: type take, pass, hint or help")
-
-    def cube_answer(self, doubler: int, take: bool) -> None:
-        super().cube_answer(doubler, take)
-        self.say(describe_cube(self.state, self.names) + ".")
+            if self.awaiting != ANSWER:  # resigned
+                return
 
     # ---- moves
 
-    def bot_move(self) -> None:
-        steps, result = bot_play(self.bot, self.board, self.dice, self.state)
-        text = format_steps(self.board, steps) or "cannot move"
-        self.say(f"{self.names[1]} rolls {self.dice[0]}-{self.dice[1]}: {text}")
-        self.moved(1, steps, result)
-
-    def human_move(self) -> None:
-        self.legal = Position(self.board).legal_moves(self.dice)
+    def ask_move(self) -> None:
+        self.legal = self.legal_moves()
         self.show(self.dice)
-        if not self.legal[0]:
-            self.say(f"You roll {self.dice[0]}-{self.dice[1]} and cannot move.")
-            self.moved(0, (), self.legal[0].result.board.copy())
-            return
-        while True:
+        while self.awaiting == MOVING:  # until a play, or a resignation
             text = self.ask(f"Your move ({self.dice[0]}-{self.dice[1]}): ", "move")
             if text.lower() == "hint":
                 self.say(*self.hints.moves(self.board, self.dice, self.state))
@@ -317,7 +296,7 @@ class PlaySession(PersonMatch):
                     self.show(self.dice)
                     continue
             self.legal = None
-            self.moved(0, move.steps, move.result.board.copy())
+            self.do("move", move)
             return
 
     def confirmed(self, move):
@@ -348,17 +327,10 @@ class PlaySession(PersonMatch):
     def resign(self, word: str) -> None:
         """Offer to resign; the bot accepts when the offer is at least what it expects to win."""
         level = _RESIGN_WORDS.get(word)
-        if not self.actions:  # a game without an action has no .mat transcript
-            self.say("Play the opening roll first; you may resign after it.")
-            return
         if level is None:
             self.say(f"resign {word!r}: say resign, resign gammon or resign backgammon")
             return
-        end = self.resignation(level)
-        if end is None:
-            self.say(f"{self.names[1]} declines your resignation of a {KINDS[level]}.")
-            return
-        raise end
+        self.do("resign", level=level)
 
     def save(self, path: str | None) -> None:
         record = self.record()

@@ -15,8 +15,6 @@ import numpy as np
 from bgzero.cube import CENTRED, MatchState
 from bgzero.engine.board import borne_off, pip_counts, swap_sides
 
-KINDS = {1: "single game", 2: "gammon", 3: "backgammon"}
-
 
 @dataclass(frozen=True)
 class BoardStyle:

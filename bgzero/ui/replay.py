@@ -12,13 +12,13 @@ import time
 from collections.abc import Callable
 from typing import TextIO
 
-from bgzero.cube import PASS, TAKE, MatchState, after_take
-from bgzero.engine.board import START
+from bgzero.cube import TAKE
 from bgzero.engine.game import game_results
-from bgzero.engine.notation import format_steps, parse_move
+from bgzero.engine.notation import format_steps
 from bgzero.match.files import read_match_file
-from bgzero.match.record import DOUBLE, MOVE, PASSED, MatchGame, MatchRecord
-from bgzero.ui.render import KINDS, UNICODE, BoardStyle, describe_score, player_view, render_board
+from bgzero.match.game import start_of, walk
+from bgzero.match.record import DOUBLE, MOVE, MatchGame, MatchRecord
+from bgzero.ui.render import UNICODE, BoardStyle, describe_score, player_view, render_board
 
 
 def show_game(game: MatchGame, names, *, number: int = 1, length: int = 0, jacoby: bool = False,
@@ -28,40 +28,33 @@ def show_game(game: MatchGame, names, *, number: int = 1, length: int = 0, jacob
 
     ``sleep(pace)`` runs after each picture; pass a function that waits for a key to step by hand.
     """
-    state = MatchState(length, game.score, crawford=game.crawford, jacoby=jacoby)
-    # board: the side on roll in row 0; a game given up before its first play starts with the loser's roll
-    board, on_roll = START, game.actions[0].player if game.actions else 1 - (game.winner or 0)
+    at = start_of(game, length, jacoby)
 
     def picture(line: str) -> None:
         print(f"\n{line}", file=out)
-        turn = None if game_results(board) else on_roll  # no arrow once the game is over
-        print(render_board(player_view(board, on_roll), names, state=state, on_roll=turn, style=style,
+        turn = None if game_results(at.board) else at.on_roll  # no arrow once the game is over
+        print(render_board(player_view(at.board, at.on_roll), names, state=at.state, on_roll=turn, style=style,
                            colour=colour), file=out, flush=True)
         sleep(pace)
 
-    picture(f"Game {number}. {describe_score(state, names)}")
-    for k, action in enumerate(game.actions, 1):
+    picture(f"Game {number}. {describe_score(at.state, names)}")
+    for k, (action, before, at) in enumerate(walk(game, length, jacoby), 1):
         who = names[action.player]
         if action.kind == MOVE:
-            text = format_steps(board, action.steps)
-            board = parse_move(board, action.dice, text)
-            on_roll = 1 - action.player
+            text = format_steps(before.board, action.steps)
             picture(f"{k}. {who} {_verb(who, 'rolls', 'roll')} {action.dice[0]}-{action.dice[1]}: "
                     f"{text or 'cannot move'}")
         elif action.kind == DOUBLE:
-            doubler, on_roll = action.player, action.player
-            picture(f"{k}. {who} {_verb(who, 'doubles', 'double')} to {2 * state.cube.value}")
+            picture(f"{k}. {who} {_verb(who, 'doubles', 'double')} to {2 * before.state.cube.value}")
         elif action.kind == TAKE:
-            state = after_take(state, doubler)
             picture(f"{k}. {who} {_verb(who, 'takes', 'take')}")
-        elif action.kind == PASS:
+        else:
             print(f"\n{k}. {who} {_verb(who, 'passes', 'pass')}", file=out)
-    if game.winner is None:
+    if game.end is None:
         print(f"Game {number} was saved unfinished here.", file=out, flush=True)
         return
-    how = "double passed" if game.kind == PASSED else KINDS[game.kind] + (", resigned" if game.resigned else "")
     winner = names[game.winner]
-    print(f"{winner} {_verb(winner, 'wins', 'win')} {game.points} point{'s' * (game.points != 1)} ({how}).",
+    print(f"{winner} {_verb(winner, 'wins', 'win')} {game.points} point{'s' * (game.points != 1)} ({game.end.how}).",
           file=out, flush=True)
 
 

@@ -43,10 +43,11 @@ from bgzero.match.mat import MatFormatError, format_match, parse_match
 from bgzero.match.runner import play_matches
 from bgzero.match.sgf import SgfFormatError, parse_sgf
 from bgzero.ui.hint_text import proper_action
+from bgzero.ui.person_match import ANSWER, MOVING, ROLL
 from bgzero.ui.report import format_report
 from bgzero.web.body_limit import BodyLimit
 from bgzero.web.engine import BusyError, Engine
-from bgzero.web.games import ANSWER, MOVING, ROLL, ServerFullError, Sessions, UnknownSessionError, WebGame
+from bgzero.web.games import ServerFullError, Sessions, UnknownSessionError, WebGame
 from bgzero.web.rollouts import MOST_TOP, MOST_TRIALS, RolloutJob, RolloutRequest, RolloutRunner, run_rollout
 from bgzero.web.watch import frames, summary
 

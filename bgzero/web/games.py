@@ -21,27 +21,18 @@ import threading
 import time
 from collections import OrderedDict
 
-import numpy as np
-
 from bgzero.agents.base import Agent
 from bgzero.cube import may_double
 from bgzero.engine.board import pip_counts
-from bgzero.engine.notation import format_steps
-from bgzero.engine.position import Position
 from bgzero.errors import BgzeroError, ConfigError
 from bgzero.match.mat import format_match
 from bgzero.match.record import MatchRecord
 from bgzero.match.sgf import format_sgf
-from bgzero.ui.person_match import GameOver, PersonMatch, bot_play
-from bgzero.ui.render import KINDS, describe_score, player_view
+from bgzero.ui.person_match import MOVING, OVER, ROLL, GameActionError, PersonMatch
+from bgzero.ui.render import player_view
 from bgzero.web.watch import final_score
 
-ROLL, MOVING, ANSWER, NEXT, OVER = "roll", "move", "answer", "next", "over"  # what the person must do
 _LOG = 50  # messages kept for the page
-
-
-class GameActionError(BgzeroError, ValueError):
-    """An action that is not possible now (a move while the cube is asked, a double without access...)."""
 
 
 class WebGame(PersonMatch):
@@ -57,14 +48,21 @@ class WebGame(PersonMatch):
         self.log: list[str] = []
         self.bot_turns: list[dict] = []  # the bot's turns since the person's last action, for clients to show
         self.lock = threading.Lock()  # one action at a time per game
-        self._start_game()
+        super().act("next")
 
     # ---- what the page sees
+
+    def say(self, line: str) -> None:
+        self.log.append(line)
+        del self.log[:-_LOG]
+
+    def bot_moved(self, dice, move: str) -> None:
+        self.bot_turns.append({"dice": list(dice), "move": move})  # "" when it cannot move
 
     def view(self) -> dict:
         """Everything the page draws: player 0's view of the board, the dice, the cube, the legal plays."""
         mine = player_view(self.board, self.player)
-        legal = Position(self.board).legal_moves(self.dice) if self.awaiting == MOVING else []
+        legal = self.legal_moves() if self.awaiting == MOVING else []
         return {
             "names": list(self.names), "length": self.state.match_length, "score": self._score(),
             "crawford": self.state.crawford, "seed": self.seed, "game": len(self.records) + (self.awaiting != OVER),
@@ -76,26 +74,20 @@ class WebGame(PersonMatch):
             "on_roll": self.player, "dice": list(self.dice) if self.dice else None, "awaiting": self.awaiting,
             "may_double": self.awaiting == ROLL and may_double(self.state, 0),
             "legal": [{"move": m.text, "hops": [list(h) for h in m.steps]} for m in legal],
-            "log": self.log[-_LOG:], "status": self._status(),
+            "log": self.log[-_LOG:], "status": self.status(),
         }
 
     def _score(self) -> list[int]:
         """The score; a won match's not stopped at its length (:func:`~bgzero.web.watch.final_score`)."""
         return final_score(self.record()) if self.awaiting == OVER else list(self.state.score)
 
-    def _status(self) -> str:
-        if self.awaiting == OVER:
+    def status(self) -> str:
+        if self.awaiting == OVER and not self.state.is_money:
             won = self.state.score[0] >= self.state.match_length
             (s0, s1), (n0, n1) = self._score(), self.names
             return (f"Match over: {'you won' if won else n1 + ' won'}. "
                     f"{self.state.match_length}-point match: {n0} {s0}, {n1} {s1}")
-        if self.awaiting == NEXT:
-            return f"Game over. {describe_score(self.state, self.names)}. Start the next game."
-        if self.awaiting == ANSWER:
-            return f"{self.names[1]} doubles to {2 * self.state.cube.value}: take or pass?"
-        if self.awaiting == ROLL:
-            return "Your turn: roll" + (" or double." if may_double(self.state, 0) else ".")
-        return f"You rolled {self.dice[0]}-{self.dice[1]}: make your move."
+        return super().status()
 
     def mat(self) -> str:
         """The match so far as ``.mat`` text."""
@@ -116,119 +108,14 @@ class WebGame(PersonMatch):
     # ---- the person's actions
 
     def act(self, action: str, move: str | None = None, level: int = 1) -> None:
-        """Apply one action of the person: roll, double, take, pass, move, resign or next."""
-        handlers = {"roll": self._roll, "double": self._double, "take": lambda: self._answer(True),
-                    "pass": lambda: self._answer(False), "move": lambda: self._move(move),
-                    "resign": lambda: self._resign(level), "next": self._next}
-        if action not in handlers:
-            raise GameActionError(f"action {action!r}: use one of {', '.join(handlers)}")
+        """Apply one action of the person: roll, double, take, pass, move (the play's text), resign or next."""
         self.bot_turns = []
-        try:
-            handlers[action]()
-        except GameOver as end:
-            self._end(end)
-
-    def _need(self, awaiting: str, action: str) -> None:
-        if self.awaiting != awaiting:
-            raise GameActionError(f"cannot {action} now: {self._status()}")
-
-    def _roll(self) -> None:
-        self._need(ROLL, "roll")
-        self.roll_dice()
-        self._advance()
-
-    def _double(self) -> None:
-        self._need(ROLL, "double")
-        if not may_double(self.state, 0):
-            raise GameActionError("you may not double now (the cube is not yours, or this is the Crawford game)")
-        take = bool(self.bot.take_decision(self.board[None], [self.state], np.array([0]))[0])
-        self._say(f"You double to {2 * self.state.cube.value}; {self.names[1]} {'takes' if take else 'passes'}.")
-        self.cube_answer(0, take)
-        self.roll_dice()
-        self._advance()
-
-    def _answer(self, take: bool) -> None:
-        self._need(ANSWER, "take or pass")
-        self._say(f"You {'take' if take else 'pass'}.")
-        self.cube_answer(1, take)
-        self.roll_dice()
-        self._advance()
-
-    def _move(self, text: str | None) -> None:
-        self._need(MOVING, "move")
-        if text is None:
-            raise GameActionError("action move needs the play, e.g. move=\"8/5 6/5\"")
-        played = Position(self.board).legal_moves(self.dice).parse(text)  # IllegalMoveError says why
-        self._say(f"You play {self.dice[0]}-{self.dice[1]}: {played.text}.")
-        self.moved(0, played.steps, played.result.board.copy())
-        self._advance()
-
-    def _resign(self, level: int) -> None:
-        if self.awaiting in (NEXT, OVER):
-            raise GameActionError("no game in progress to resign")
-        if level not in KINDS:
-            raise GameActionError(f"resign level {level}: 1 single game, 2 gammon, 3 backgammon")
-        if not self.actions:
-            raise GameActionError("play the opening roll first; you may resign after it")
-        end = self.resignation(level)
-        if end is None:
-            self._say(f"{self.names[1]} declines your resignation of a {KINDS[level]}.")
-            return
-        raise end
-
-    def _next(self) -> None:
-        self._need(NEXT, "start the next game")
-        self._start_game()
-
-    # ---- the game loop
-
-    def _start_game(self) -> None:
-        self.start_game()
-        self._say(f"Game {len(self.records) + 1}. Opening roll {self.dice[0]}-{self.dice[1]}: "
-                  f"{'you play' if self.player == 0 else self.names[1] + ' plays'} first.")
-        try:
-            self._advance()
-        except GameOver as end:
-            self._end(end)
-
-    def _advance(self) -> None:
-        """Play the bot's turns, and the person's forced passes, until the person must act."""
-        while True:
-            if self.player == 1:
-                if self.dice is None:
-                    if may_double(self.state, 1) and bool(
-                            self.bot.double_decision(self.board[None], [self.state], np.array([1]))[0]):
-                        self._say(f"{self.names[1]} doubles to {2 * self.state.cube.value}.")
-                        self.awaiting = ANSWER
-                        return
-                    self.roll_dice()
-                self._bot_move()
-                continue
-            if self.dice is None:
-                if may_double(self.state, 0):
-                    self.awaiting = ROLL
-                    return
-                self.roll_dice()
-            if Position(self.board).legal_moves(self.dice)[0]:  # the empty play alone: no move
-                self.awaiting = MOVING
-                return
-            self._say(f"You roll {self.dice[0]}-{self.dice[1]} and cannot move.")
-            self.moved(0, (), Position(self.board).legal_moves(self.dice)[0].result.board.copy())
-
-    def _bot_move(self) -> None:
-        steps, result = bot_play(self.bot, self.board, self.dice, self.state)
-        move = format_steps(self.board, steps)
-        self.bot_turns.append({"dice": list(self.dice), "move": move})  # "" when it cannot move
-        self._say(f"{self.names[1]} rolls {self.dice[0]}-{self.dice[1]}: {move or 'cannot move'}.")
-        self.moved(1, steps, result)
-
-    def _end(self, end: GameOver) -> None:
-        self._say(self.finish(end))
-        self.awaiting = OVER if self.done else NEXT
-
-    def _say(self, line: str) -> None:
-        self.log.append(line)
-        del self.log[:-_LOG]
+        played = None
+        if action == "move" and self.awaiting == MOVING:
+            if move is None:
+                raise GameActionError("action move needs the play, e.g. move=\"8/5 6/5\"")
+            played = self.legal_moves().parse(move)  # IllegalMoveError says why
+        super().act(action, played, level)
 
 
 class UnknownSessionError(BgzeroError, LookupError):

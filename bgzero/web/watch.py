@@ -7,43 +7,35 @@ its own pace) and to replay an uploaded ``.mat`` file. Boards are player 0's vie
 
 from __future__ import annotations
 
-from bgzero.cube import PASS, TAKE, MatchState, after_take
-from bgzero.engine.board import START
-from bgzero.engine.notation import format_steps, parse_move
-from bgzero.match.record import DOUBLE, MOVE, PASSED, MatchRecord
-from bgzero.ui.render import KINDS, player_view
+from bgzero.cube import TAKE
+from bgzero.engine.notation import format_steps
+from bgzero.match.game import start_of, walk
+from bgzero.match.record import DOUBLE, MOVE, MatchRecord
+from bgzero.ui.render import player_view
 
 
 def frames(record: MatchRecord) -> list[dict]:
     """Every position of every game of ``record``, each with the action that led to it."""
     out = []
     for number, game in enumerate(record.games, 1):
-        state = MatchState(record.length, game.score, crawford=game.crawford, jacoby=record.jacoby)
-        board, on_roll = START, game.actions[0].player
 
-        def frame(text: str, dice=None) -> None:
-            out.append({"game": number, "text": text, "board": player_view(board, on_roll).tolist(),
-                        "on_roll": on_roll, "dice": list(dice) if dice else None, "score": list(game.score),
-                        "cube": {"value": state.cube.value, "owner": state.cube.owner}})
+        def frame(text: str, at, dice=None) -> None:
+            out.append({"game": number, "text": text, "board": player_view(at.board, at.on_roll).tolist(),
+                        "on_roll": at.on_roll, "dice": list(dice) if dice else None, "score": list(game.score),
+                        "cube": {"value": at.state.cube.value, "owner": at.state.cube.owner}})
 
-        frame(f"Game {number}: {record.names[0]} {game.score[0]}, {record.names[1]} {game.score[1]}")
-        for action in game.actions:
+        after = start_of(game, record.length, record.jacoby)
+        frame(f"Game {number}: {record.names[0]} {game.score[0]}, {record.names[1]} {game.score[1]}", after)
+        for action, before, after in walk(game, record.length, record.jacoby):
             who = record.names[action.player]
             if action.kind == MOVE:
-                text = format_steps(board, action.steps)
-                board = parse_move(board, action.dice, text)
-                on_roll = 1 - action.player
-                frame(f"{who} rolls {action.dice[0]}-{action.dice[1]}: {text or 'cannot move'}", action.dice)
+                text = format_steps(before.board, action.steps)
+                frame(f"{who} rolls {action.dice[0]}-{action.dice[1]}: {text or 'cannot move'}", after, action.dice)
             elif action.kind == DOUBLE:
-                doubler = on_roll = action.player
-                frame(f"{who} doubles to {2 * state.cube.value}")
-            elif action.kind == TAKE:
-                state = after_take(state, doubler)
-                frame(f"{who} takes")
-            elif action.kind == PASS:
-                frame(f"{who} passes")
-        how = "double passed" if game.kind == PASSED else KINDS[game.kind]
-        frame(f"{record.names[game.winner]} wins {game.points} point{'s' * (game.points != 1)} ({how})")
+                frame(f"{who} doubles to {2 * before.state.cube.value}", after)
+            else:
+                frame(f"{who} {'takes' if action.kind == TAKE else 'passes'}", after)
+        frame(f"{record.names[game.winner]} wins {game.points} point{'s' * (game.points != 1)} ({game.end.how})", after)
     return out
 
 

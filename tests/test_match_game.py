@@ -3,14 +3,14 @@
 import pytest
 
 from bgzero.cube import MatchState
+from bgzero.match.game import Game, RuleBroken
 from bgzero.match.record import PASSED
-from bgzero.match.transcript import GameReplay, RuleBroken
 
 OPENING = ((3, 1), ((8, 5), (6, 5)))  # player 0's opening 31, making the 5-point
 
 
-def _opened(state: MatchState = MatchState(5)) -> GameReplay:
-    replay = GameReplay(state)
+def _opened(state: MatchState = MatchState(5)) -> Game:
+    replay = Game(state)
     replay.move(0, *OPENING)
     return replay
 
@@ -25,7 +25,7 @@ def test_players_take_turns_from_the_opening_roll():
 
 def test_a_double_comes_after_the_opening_roll_and_is_answered_by_the_other_player():
     with pytest.raises(RuleBroken, match="before the opening roll"):
-        GameReplay(MatchState(5)).double(0)
+        Game(MatchState(5)).double(0)
     replay = _opened()
     assert replay.double(1) == 2
     with pytest.raises(RuleBroken, match="taken or dropped first"):
@@ -40,7 +40,7 @@ def test_a_dropped_double_ends_the_game_for_the_cube_and_nothing_follows():
     replay = _opened()
     replay.double(1)
     replay.answer(0, take=False)
-    game = replay.game()
+    game = replay.record()
     assert (game.winner, game.kind, game.points) == (1, PASSED, 1)
     with pytest.raises(RuleBroken, match="after the game is over"):
         replay.move(0, (2, 1), ((13, 11), (6, 5)))
@@ -48,7 +48,7 @@ def test_a_dropped_double_ends_the_game_for_the_cube_and_nothing_follows():
 
 def test_an_illegal_play_or_double_names_the_rule():
     with pytest.raises(RuleBroken, match="'8/5 6/3' needs more moves than 3-1 allows"):
-        GameReplay(MatchState(5)).move(0, (3, 1), ((8, 5), (6, 3)))
+        Game(MatchState(5)).move(0, (3, 1), ((8, 5), (6, 3)))
     crawford = _opened(MatchState(5, (4, 0), crawford=True))
     with pytest.raises(RuleBroken, match="may not double"):
         crawford.double(1)
@@ -57,7 +57,7 @@ def test_an_illegal_play_or_double_names_the_rule():
 def test_a_resignation_is_one_two_or_three_times_the_cube():
     replay = _opened()
     with pytest.raises(RuleBroken, match="no resignation at cube 1"):
-        replay.resign(0, 4)
-    replay.resign(0, 2)
-    game = replay.game()
+        replay.resign_written(0, 4)
+    replay.resign_written(0, 2)
+    game = replay.record()
     assert (game.winner, game.kind, game.points, game.resigned) == (0, 2, 2, True)
