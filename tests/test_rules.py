@@ -16,9 +16,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bgzero.agents.random import RandomAgent
+from bgzero.cube import MatchState
 from bgzero.engine.board import START, borne_off, pip_counts, start_board, swap_sides, validate
-from bgzero.engine.game import Game, Outcome, game_result, game_results, is_game_over, opening_roll, play_game
+from bgzero.engine.game import Outcome, game_result, game_results, is_game_over, opening_roll
 from bgzero.engine.movegen import generate
+from bgzero.match.game import Game, play_game, walk
 
 
 def pos(me: dict, opp: dict | None = None) -> np.ndarray:
@@ -80,7 +82,7 @@ def test_rule_03_start_position():
     expected = pos({24: 2, 13: 5, 8: 3, 6: 5}, {24: 2, 13: 5, 8: 3, 6: 5})
     assert np.array_equal(start_board(), expected)
     assert borne_off(START).tolist() == [0, 0]
-    assert np.array_equal(Game(0).board, START)
+    assert np.array_equal(Game(MatchState(0)).board, START)
 
 
 def test_rule_04_no_checker_moves_backwards():
@@ -113,12 +115,12 @@ def test_rule_05_opening_roll_is_never_a_double():
     rolls = [opening_roll(rng) for _ in range(2000)]
     assert all(high > low for _, (high, low) in rolls)
     assert {first for first, _ in rolls} == {0, 1}
-    games = [play_game(RandomAgent(seed), seed).turns[0] for seed in range(20)]
-    assert all(t.dice[0] != t.dice[1] for t in games)
+    openings = [play_game(RandomAgent(seed), seed).actions[0] for seed in range(20)]
+    assert all(a.dice[0] != a.dice[1] for a in openings)
 
 
 def test_rule_06_sides_alternate_and_later_rolls_may_be_doubles():
-    turns = play_game(RandomAgent(6), 6).turns
+    turns = play_game(RandomAgent(6), 6).actions
     assert [t.player for t in turns] == [(turns[0].player + k) % 2 for k in range(len(turns))]
     assert any(t.dice[0] == t.dice[1] for t in turns[1:])
 
@@ -307,9 +309,10 @@ def test_rule_21_the_first_side_to_bear_off_all_15_wins():
     assert is_game_over(np.stack([winner_on_roll, loser_on_roll, START])).tolist() == [True, True, False]
     assert game_result(winner_on_roll) > 0 > game_result(loser_on_roll)
     assert game_result(START) == 0
-    record = play_game(RandomAgent(21), 21)
-    assert record.result.winner == record.turns[-1].player
-    assert borne_off(record.final_board).tolist()[1] == 15
+    game = play_game(RandomAgent(21), 21)
+    *_, (last, _, after) = walk(game)
+    assert game.winner == last.player
+    assert borne_off(after.board).tolist()[1] == 15
 
 
 @pytest.mark.parametrize(
@@ -341,7 +344,7 @@ def test_rule_22_single_gammon_backgammon(loser, kind):
 @lru_cache(maxsize=None)
 def random_game_boards(seed: int) -> tuple[np.ndarray, ...]:
     """Every position of a seeded random game, each with the side to move on roll."""
-    return tuple(t.board for t in play_game(RandomAgent(seed), seed).turns)
+    return tuple(before.board for _, before, _ in walk(play_game(RandomAgent(seed), seed)))
 
 
 @st.composite

@@ -1,9 +1,8 @@
-"""The cubeless game: opening roll, alternating turns, seeded dice, and the result.
+"""The dice and the end of a game: opening rolls, rolls, results, and games of random play in lockstep.
 
-A game replays exactly from its seed: every die comes from one ``np.random.Generator``
-made from that seed, and nothing else draws from it, so two agents given the same seed
-see the same dice (docs/rules.md sections 2 and 6). The cube and matches live elsewhere; this
-module only knows who won and by how much at a cube of 1.
+Dice come from an ``np.random.Generator`` (docs/rules.md sections 2 and 6); a game in
+progress, with the cube, is :class:`bgzero.match.game.Game`. This module only knows who
+won and by how much at a cube of 1.
 
 Results are signed from the view of the side on roll of the board they are read from.
 After the winner's last move the sides are swapped (as :func:`bgzero.engine.movegen.generate`
@@ -12,26 +11,19 @@ returns them), so the side on roll is the loser and the result is negative.
 
 from __future__ import annotations
 
-import operator
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import Protocol, Sequence
 
 import numpy as np
 from numba import njit
 
 from bgzero.engine import rowbits
-from bgzero.engine.board import NUM_CHECKERS, START, start_board, validate
-from bgzero.engine.movegen import MoveBatch, generate
-from bgzero.errors import GameTooLongError, IllegalMoveError, InvalidPositionError
+from bgzero.engine.board import NUM_CHECKERS, START, validate
+from bgzero.engine.movegen import generate
+from bgzero.errors import GameTooLongError, InvalidPositionError
 
 Dice = tuple[int, int]
 
-
-class Chooser(Protocol):
-    """What :func:`play_game` asks of a player (every :class:`bgzero.agents.base.Agent` is one)."""
-
-    def choose(self, boards: np.ndarray, dice: np.ndarray, moves: MoveBatch) -> np.ndarray: ...
 
 ROLLS = np.array([(a, b) for a in range(1, 7) for b in range(a, 7)], np.int8)
 """The 21 distinct rolls, smaller die first: what search, rollouts and luck average over."""
@@ -155,120 +147,6 @@ def roll_dice(rng: np.random.Generator, n: int, opening: np.ndarray) -> np.ndarr
     if opening.any():
         dice[opening] = opening_rolls(rng, int(opening.sum()))[1]
     return dice
-
-
-# --------------------------------------------------------------------------- one game
-
-
-@dataclass(frozen=True)
-class Turn:
-    """One ply for a transcript: who moved, the roll, the play and the board before it.
-
-    ``board`` has ``player`` on roll; ``steps`` are ``(from, to)`` pairs in that
-    player's numbering (25 the bar, 0 off), empty when the roll could not be played.
-    """
-
-    player: int
-    dice: Dice
-    steps: tuple[tuple[int, int], ...]
-    board: np.ndarray
-
-
-@dataclass(frozen=True)
-class GameResult:
-    """The winner (0 or 1), the points won at a cube of 1, and how (``kind``).
-
-    ``points`` differs from ``kind`` only for a backgammon scored as a gammon.
-    """
-
-    winner: int
-    points: int
-    kind: Outcome
-
-
-class Game:
-    """A cubeless game in progress, advanced one ply at a time.
-
-    ``board`` always has ``player`` on roll. ``dice`` is the current roll, or ``None``
-    before it is rolled (the later cube module acts there). The opening roll is made on
-    construction, so the first player's dice are already set.
-    """
-
-    def __init__(self, seed=None, *, backgammon_counts_as_gammon: bool = False):
-        self.rng = np.random.default_rng(seed)
-        self.backgammon_counts_as_gammon = backgammon_counts_as_gammon
-        self.player, self.dice = opening_roll(self.rng)
-        self.board = start_board()
-        self.turns: list[Turn] = []
-        self.result: GameResult | None = None
-
-    def _check_not_over(self) -> None:
-        if self.result is not None:
-            raise IllegalMoveError(f"the game is over: {self.result}")
-
-    def roll(self) -> Dice:
-        """Roll for the player on roll, unless the dice are already rolled."""
-        self._check_not_over()
-        if self.dice is None:
-            self.dice = roll(self.rng)
-        return self.dice
-
-    def moves(self) -> MoveBatch:
-        """Every distinct legal result of the current roll (rolling first if needed)."""
-        return generate(self.board[None], np.array([self.roll()]))
-
-    def play(self, index: int, moves: MoveBatch | None = None) -> None:
-        """Play result ``index`` of :meth:`moves` (pass ``moves`` to skip regenerating)."""
-        self._check_not_over()
-        moves = self.moves() if moves is None else moves
-        index = operator.index(index)
-        if not 0 <= index < len(moves.results):
-            raise IllegalMoveError(f"move index {index} is outside 0..{len(moves.results) - 1}")
-        steps = tuple(moves.steps_of(index))
-        board = self.board.copy()
-        board.setflags(write=False)
-        self.turns.append(Turn(self.player, self.dice, steps, board))
-        self.board = moves.results[index].copy()
-        points = game_result(self.board)
-        if points:
-            kind = Outcome(-points)
-            scored = Outcome.GAMMON if kind is Outcome.BACKGAMMON and self.backgammon_counts_as_gammon else kind
-            self.result = GameResult(self.player, int(scored), kind)
-        self.player ^= 1
-        self.dice = None
-        if self.result is None:
-            check_length(len(self.turns))
-
-
-@dataclass(frozen=True)
-class GameRecord:
-    """A finished game: its seed, every ply, the result, and the final board.
-
-    ``final_board`` has the loser on roll, as the winner's last move left it.
-    """
-
-    seed: object
-    turns: tuple[Turn, ...]
-    result: GameResult
-    final_board: np.ndarray
-
-
-def play_game(agents: Chooser | Sequence[Chooser], seed=None, *,
-              backgammon_counts_as_gammon: bool = False) -> GameRecord:
-    """Play one game to the end; ``agents`` is one agent for both sides or ``(p0, p1)``.
-
-    An agent is asked only when it has a choice, so a forced play or a lost turn draws
-    nothing from an agent's own randomness.
-    """
-    pair = tuple(agents) if isinstance(agents, (tuple, list)) else (agents, agents)
-    game = Game(seed, backgammon_counts_as_gammon=backgammon_counts_as_gammon)
-    while game.result is None:
-        moves = game.moves()
-        index = 0
-        if len(moves.results) > 1:
-            index = int(pair[game.player].choose(game.board[None], np.array([game.dice]), moves)[0])
-        game.play(index, moves)
-    return GameRecord(seed, tuple(game.turns), game.result, game.board)
 
 
 # --------------------------------------------------------------------------- many games

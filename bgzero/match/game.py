@@ -12,7 +12,7 @@ readers prefix with the place in their file; a move chosen from
 
 The match runner, a person's match against a bot and the ``.mat`` and SGF readers play
 through it; :func:`walk` replays a recorded game for the writers, the viewers and analysis.
-How a game ended is a :class:`GameEnd`.
+How a game ended is a :class:`~bgzero.match.record.GameEnd`; :func:`play_game` plays one without the cube.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ import numpy as np
 from bgzero.cube import PASS, TAKE, IllegalCubeActionError, MatchState, after_take, drop_points, points_for
 from bgzero.engine.board import START
 from bgzero.engine.game import check_length, game_results, opening_roll, roll
+from bgzero.engine.movegen import generate
 from bgzero.engine.notation import parse_move
 from bgzero.errors import IllegalMoveError, InvalidDiceError
 from bgzero.match.record import DOUBLE, KINDS, MOVE, PASSED, Action, GameEnd, MatchGame
@@ -192,3 +193,23 @@ def walk(game: MatchGame, length: int = 0, jacoby: bool = False) -> Iterator[tup
         after = Moment(g.board, g.state, g.on_roll)
         yield action, before, after
         before = after
+
+
+def play_game(agents, seed=None) -> MatchGame:
+    """One game to the end without the cube; ``agents`` is one agent for both sides or ``(p0, p1)``.
+
+    The dice come only from ``seed``, and an agent is asked only when it has a choice, so a
+    forced play or a lost turn draws nothing from an agent's own randomness.
+    """
+    pair = tuple(agents) if isinstance(agents, (tuple, list)) else (agents, agents)
+    rng = np.random.default_rng(seed)
+    game = Game(MatchState(0))
+    game.opening(rng)
+    while game.end is None:
+        if game.dice is None:
+            game.roll(rng)
+        board, dice = game.board[None], np.array([game.dice], np.int8)
+        moves = generate(board, dice)
+        k = int(pair[game.on_roll].choose(board, dice, moves)[0]) if len(moves.results) > 1 else 0
+        game.move(game.on_roll, game.dice, moves.steps_of(k), moves.results[k].copy())
+    return game.record()
