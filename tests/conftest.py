@@ -1,4 +1,4 @@
-"""Shared fixtures: a tiny CPU training config, and a tiny untrained checkpoint."""
+"""Shared fixtures: any command's config, a tiny CPU training config, and a tiny untrained checkpoint."""
 
 
 import pytest
@@ -12,9 +12,14 @@ from bgzero.value.net import NetConfig, ValueNet
 CONFIGS = paths.CONFIGS
 
 
-def compose_train(*overrides: str):
+def compose_config(name: str, *overrides: str):
+    """Command ``name``'s config (``configs/NAME.yaml``) with ``overrides``: the one way tests make one."""
     with initialize_config_dir(config_dir=str(CONFIGS), version_base="1.3"):
-        return compose("train", overrides=list(overrides))
+        return compose(name, overrides=list(overrides))
+
+
+def compose_train(*overrides: str):
+    return compose_config("train", *overrides)
 
 
 @pytest.fixture

@@ -5,7 +5,6 @@ import signal
 from pathlib import Path
 
 import pytest
-from hydra import compose, initialize_config_dir
 
 from bgzero.atomic import atomic_write
 from bgzero.cli import analyze, one_line_errors
@@ -18,14 +17,9 @@ from bgzero.engine.ids import MAX_MATCH_LENGTH
 from bgzero.errors import ConfigError, OutputError
 from bgzero.learn.run_lock import RunLock, RunLockedError
 from bgzero.learn.train import train
-from tests.conftest import compose_train
+from tests.conftest import compose_config, compose_train
 
 CONFIGS = str(Path(__file__).resolve().parents[1] / "configs")
-
-
-def _cfg(name, *overrides):
-    with initialize_config_dir(config_dir=CONFIGS, version_base="1.3"):
-        return compose(name, overrides=list(overrides))
 
 
 @pytest.mark.parametrize("override", [
@@ -52,46 +46,46 @@ def test_train_out_dir_that_is_a_file(tmp_path):
     (play_cli, "play", "confirm=maybe"), (play_cli, "play", "jacoby=yes")])
 def test_cli_values(cli, name, override):
     with pytest.raises(ConfigError, match=override.split("=")[0]):
-        cli.run(_cfg(name, {"evaluate": "games=2", "match": "games=2", "play": "name=you"}.get(name, "host=localhost"),
+        cli.run(compose_config(name, {"evaluate": "games=2", "match": "games=2", "play": "name=you"}.get(name, "host=localhost"),
                      override))
 
 
 def test_output_paths_are_checked_before_the_work(tmp_path):
     (tmp_path / "file").write_text("")
     with pytest.raises(ConfigError, match="is a file"):
-        eval_cli.run(_cfg("evaluate", "a=pubeval", "b=random", "games=100000000", f"out={tmp_path / 'file'}"))
+        eval_cli.run(compose_config("evaluate", "a=pubeval", "b=random", "games=100000000", f"out={tmp_path / 'file'}"))
     with pytest.raises(ConfigError, match="is a file"):
-        match_cli.run(_cfg("match", "a=pubeval", "b=random", "matches=100000", f"out={tmp_path / 'file'}"))
+        match_cli.run(compose_config("match", "a=pubeval", "b=random", "matches=100000", f"out={tmp_path / 'file'}"))
     with pytest.raises(ConfigError, match="is a directory"):
-        play_cli.run(_cfg("play", "bot=pubeval", f"save={tmp_path}"))
+        play_cli.run(compose_config("play", "bot=pubeval", f"save={tmp_path}"))
     (tmp_path / "in.txt").write_text("4HPwATDgc/ABMA 31\n")
     with pytest.raises(ConfigError, match="is a directory"):
-        analyze.run(_cfg("analyze", f"input={tmp_path / 'in.txt'}", f"output={tmp_path}"))
+        analyze.run(compose_config("analyze", f"input={tmp_path / 'in.txt'}", f"output={tmp_path}"))
 
 
 def test_options_whose_choices_include_true_and_false_take_them():
     for colour in ("auto", True, False):
-        check(_cfg("play", f"colour={str(colour).lower()}"), PLAY)
+        check(compose_config("play", f"colour={str(colour).lower()}"), PLAY)
     with pytest.raises(ConfigError, match="colour='maybe' is not allowed: one of auto, true, false$"):
-        check(_cfg("play", "colour=maybe"), PLAY)
+        check(compose_config("play", "colour=maybe"), PLAY)
 
 
 def test_a_match_length_is_what_a_match_id_holds_and_money_rules_stay_in_money():
     assert MAX_MATCH_LENGTH == 64  # config_check.MATCH_LENGTH's bound, which that layer cannot import
     with pytest.raises(ConfigError, match="length=65 is not allowed"):
-        match_cli.run(_cfg("match", "length=65"))
+        match_cli.run(compose_config("match", "length=65"))
     for override, words in (("games=5", "games=5 counts a money session's games"),
                             ("jacoby=true", "jacoby=true is a money rule")):
         with pytest.raises(ConfigError, match=words):
-            play_cli.run(_cfg("play", "bot=pubeval", "length=5", override))
+            play_cli.run(compose_config("play", "bot=pubeval", "length=5", override))
 
 
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs Linux's /proc, which refuses new files even to root")
 def test_an_output_folder_that_cannot_be_made_is_refused_before_the_work():
     with pytest.raises(ConfigError, match="cannot write under /proc/bgzero-out"):
-        eval_cli.run(_cfg("evaluate", "a=pubeval", "b=random", "games=100000000", "out=/proc/bgzero-out"))
+        eval_cli.run(compose_config("evaluate", "a=pubeval", "b=random", "games=100000000", "out=/proc/bgzero-out"))
     with pytest.raises(ConfigError, match="cannot write under /proc"):
-        analyze.run(_cfg("analyze", "match=whatever.mat", "html=/proc/bgzero.html"))
+        analyze.run(compose_config("analyze", "match=whatever.mat", "html=/proc/bgzero.html"))
 
 
 def test_atomic_write_to_a_directory_is_a_one_line_error(tmp_path):

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import itertools
 
-import numpy as np
 import pytest
 
 from bgzero.cube import CENTRED, CubeState, MatchState
@@ -21,6 +20,7 @@ from bgzero.gnubg.fibs import (
     parse_line,
     situation,
 )
+from tests.boards import board
 
 # Lines gnubg 1.07 sent to its external player (bgzero as player 1, the positive colour,
 # except START_AS_PLAYER_0), with what gnubg's own output said about the moment.
@@ -48,15 +48,6 @@ RECORDED = [START_ON_ROLL, START_AS_PLAYER_0, CUBE_AT_2_0, DOUBLED_AT_2_0, REDOU
             CRAWFORD, POST_CRAWFORD]
 
 
-def _board(mine: dict, theirs: dict) -> np.ndarray:
-    """A board from {point: checkers} per side (each in its own numbering, 25 = bar)."""
-    board = np.zeros((2, 25), np.int8)
-    for row, side in enumerate((mine, theirs)):
-        for point, n in side.items():
-            board[row, point - 1] = n
-    return board
-
-
 @pytest.mark.parametrize("line", RECORDED)
 def test_recorded_lines_round_trip(line):
     fb = parse_line(line)
@@ -79,7 +70,7 @@ def test_gnubg_start_position_as_either_player():
     as_1 = situation(parse_line(START_ON_ROLL), gnubg_scores=True)
     assert as_1.action == CUBE and as_1.dice is None
     # gnubg opened 13/9 24/23 (4-1 hit nothing): its checkers on its 24, 23, 13, 9, 8, 6
-    assert (as_1.board == _board({6: 5, 8: 3, 13: 5, 24: 2}, {24: 1, 23: 1, 13: 4, 9: 1, 8: 3, 6: 5})).all()
+    assert (as_1.board == board({6: 5, 8: 3, 13: 5, 24: 2}, {24: 1, 23: 1, 13: 4, 9: 1, 8: 3, 6: 5})).all()
     as_0 = situation(parse_line(START_AS_PLAYER_0), gnubg_scores=True)
     assert as_0.action == MOVE and as_0.dice == (2, 1)
     assert (as_0.board == START).all()  # the negative colour, moving up the field numbers
@@ -99,7 +90,7 @@ def test_doubled_lines_are_answered_by_the_side_not_on_turn():
     assert sit.state.cube == CubeState(1, CENTRED)
     mine = {3: 2, 6: 4, 8: 2, 11: 1, 13: 3, 22: 1, 23: 1, 24: 1}  # the positive fields, as they are
     theirs = {24: 1, 20: 1, 13: 3, 8: 2, 7: 3, 6: 4, 5: 1}  # negative field p is their point 25 - p
-    assert (sit.board == _board(mine, theirs)).all()
+    assert (sit.board == board(mine, theirs)).all()
     redouble = situation(parse_line(REDOUBLED_AT_2_4), gnubg_scores=True)
     assert redouble.action == RESPOND
     assert redouble.state == MatchState(7, (2, 4), cube=CubeState(2, 1))  # the doubler owns it
@@ -118,9 +109,9 @@ def test_crawford_and_post_crawford():
     assert post == MatchState(3, (2, 2)) and not post.crawford
 
 
-RACE = _board({6: 5, 8: 5, 10: 5}, {5: 5, 9: 5, 11: 5})
-BEAROFF = _board({1: 3, 2: 3, 6: 2}, {3: 4, 5: 4})
-BAR = _board({25: 2, 13: 5, 8: 3, 6: 3, 24: 1}, {25: 1, 24: 1, 13: 5, 8: 3, 6: 4, 2: 1})
+RACE = board({6: 5, 8: 5, 10: 5}, {5: 5, 9: 5, 11: 5})
+BEAROFF = board({1: 3, 2: 3, 6: 2}, {3: 4, 5: 4})
+BAR = board({25: 2, 13: 5, 8: 3, 6: 3, 24: 1}, {25: 1, 24: 1, 13: 5, 8: 3, 6: 4, 2: 1})
 STATES = [MatchState(), MatchState(7, (2, 5), cube=CubeState(4, 0)), MatchState(5, (4, 1), crawford=True),
           MatchState(9, (8, 8)), MatchState(0, (3, 0), cube=CubeState(2, 1))]
 

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hydra import compose, initialize_config_dir
 
 from bgzero import paths
 from bgzero.analysis.position import best_moves, cube_analysis, evaluate_position, rank_moves
@@ -22,23 +21,16 @@ from bgzero.engine.parse import parse_dice, read_match_id, read_position
 from bgzero.errors import ConfigError, InvalidDiceError, InvalidMatchIdError, InvalidPositionError
 from bgzero.value.checkpoint import load_evaluator
 from bgzero.value.probs import equity, flip
+from tests.boards import board
+from tests.conftest import compose_config
 
 CONFIGS = str(paths.CONFIGS)
 START_ID = "4HPwATDgc/ABMA"
 
 
-def _board(mine: dict, theirs: dict) -> np.ndarray:
-    """A board from {point: checkers} per side (each in its own numbering, 25 = bar)."""
-    board = np.zeros((2, 25), np.int8)
-    for row, side in enumerate((mine, theirs)):
-        for point, n in side.items():
-            board[row, point - 1] = n
-    return board
-
-
-RACE_BOARD = _board({6: 5, 8: 5, 10: 5}, {5: 5, 9: 5, 11: 5})
-BEAROFF_BOARD = _board({1: 3, 2: 3, 6: 2}, {3: 4, 5: 4})
-BAR_BOARD = _board({25: 1, 13: 5, 8: 3, 6: 5, 24: 1}, {24: 2, 13: 5, 8: 3, 6: 4, 2: 1})
+RACE_BOARD = board({6: 5, 8: 5, 10: 5}, {5: 5, 9: 5, 11: 5})
+BEAROFF_BOARD = board({1: 3, 2: 3, 6: 2}, {3: 4, 5: 4})
+BAR_BOARD = board({25: 1, 13: 5, 8: 3, 6: 5, 24: 1}, {24: 2, 13: 5, 8: 3, 6: 4, 2: 1})
 BOARDS = [START, RACE_BOARD, BEAROFF_BOARD, BAR_BOARD]
 
 
@@ -50,11 +42,6 @@ def checkpoint(tiny_checkpoint):
 @pytest.fixture(scope="module")
 def evaluator(checkpoint):
     return load_evaluator(checkpoint)
-
-
-def _cfg(name: str, *overrides: str):
-    with initialize_config_dir(config_dir=CONFIGS, version_base="1.3"):
-        return compose(name, overrides=list(overrides))
 
 
 @pytest.mark.parametrize("board", BOARDS, ids=["start", "race", "bearoff", "bar"])
@@ -131,18 +118,18 @@ def test_parse_dice():
 
 def test_read_position_rejects_a_finished_game():
     with pytest.raises(InvalidPositionError, match="game is over"):
-        read_position(position_id(_board({}, {6: 3})))
+        read_position(position_id(board({}, {6: 3})))
 
 
 def test_hint_ranks_moves(checkpoint, capsys):
-    text = hint.run(_cfg("hint", f"position={START_ID}", "dice=3-1", f"agent=checkpoint:{checkpoint}@1"))
+    text = hint.run(compose_config("hint", f"position={START_ID}", "dice=3-1", f"agent=checkpoint:{checkpoint}@1"))
     rows = text.splitlines()[3:]
     assert len(rows) == 16 and rows[0].split()[:2] == ["1", "1"]
 
 
 def test_hint_gives_the_cube_action_for_a_match_id(checkpoint):
     mid = match_id(MatchInfo(match_length=7, score=(2, 4)))
-    text = hint.run(_cfg("hint", f"position={START_ID}", f"match={mid}", f"agent=checkpoint:{checkpoint}"))
+    text = hint.run(compose_config("hint", f"position={START_ID}", f"match={mid}", f"agent=checkpoint:{checkpoint}"))
     assert "7-point match, player 0 5-away, player 1 3-away (score 2-4)" in text
     for label in ("No double", "Double, take", "Double, pass", "Proper cube action:"):
         assert label in text
@@ -151,7 +138,7 @@ def test_hint_gives_the_cube_action_for_a_match_id(checkpoint):
 
 def test_hint_prints_the_match_id_of_the_roll_it_ranks(checkpoint):
     xgid = "XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:0:10"  # money, 3-1 rolled
-    text = hint.run(_cfg("hint", f"position='{xgid}'", "dice=42", f"agent=checkpoint:{checkpoint}"))
+    text = hint.run(compose_config("hint", f"position='{xgid}'", "dice=42", f"agent=checkpoint:{checkpoint}"))
     mid = text.splitlines()[0].split("Match ID ")[1].split(":")[0]
     assert read_match_id(mid).dice == (4, 2) and text.splitlines()[1].startswith("42 to play")
 
@@ -161,16 +148,16 @@ def test_hint_refuses_a_match_id_with_no_game_in_play(checkpoint):
                         (MatchInfo(game_state=GameState.NONE), "no game in progress"),
                         (MatchInfo(resignation=1), "a resignation offered")):
         with pytest.raises(InvalidMatchIdError, match=words):
-            hint.run(_cfg("hint", f"position={START_ID}", f"match={match_id(info)}", f"agent=checkpoint:{checkpoint}"))
+            hint.run(compose_config("hint", f"position={START_ID}", f"match={match_id(info)}", f"agent=checkpoint:{checkpoint}"))
 
 
 def test_hint_ties_show_no_positive_difference_and_an_unknown_agent_is_named(checkpoint):
-    text = hint.run(_cfg("hint", "position=AwAAKAoAAAAAAA", "dice=61", f"agent=checkpoint:{checkpoint}"))
+    text = hint.run(compose_config("hint", "position=AwAAKAoAAAAAAA", "dice=61", f"agent=checkpoint:{checkpoint}"))
     rows = [re.search(r" ([+-]\d\.\d{3}) +([+-]\d\.\d{3})  +\d\.\d{3} ", line) for line in text.splitlines()[4:]]
     assert rows and all(rows) and {r[1] for r in rows} == {"-1.000"}  # every play loses: all tie with the best
     assert {r[2] for r in rows} == {"-0.000"}  # as gnubg prints a tie, never +0.000
     with pytest.raises(ConfigError, match="unknown agent 'foo'"):
-        hint.run(_cfg("hint", f"position={START_ID}", "dice=31", "agent=foo"))
+        hint.run(compose_config("hint", f"position={START_ID}", "dice=31", "agent=foo"))
 
 
 def test_hint_malformed_position_id_is_one_line(checkpoint, tmp_path):
@@ -192,7 +179,7 @@ def _positions(tmp_path) -> Path:
 
 def test_analyze_skips_bad_lines(checkpoint, tmp_path, capsys):
     out = tmp_path / "moves.jsonl"
-    cfg = _cfg("analyze", f"input={_positions(tmp_path)}", f"output={out}", f"agent={checkpoint}@1", "batch_size=2")
+    cfg = compose_config("analyze", f"input={_positions(tmp_path)}", f"output={out}", f"agent={checkpoint}@1", "batch_size=2")
     assert analyze.run(cfg) == {"output": str(out), "positions": 3, "errors": 1}
     records = [json.loads(line) for line in out.read_text().splitlines()]
     assert [r["line"] for r in records] == [2, 4, 5, 6]
@@ -209,11 +196,11 @@ def test_analyze_skips_bad_lines(checkpoint, tmp_path, capsys):
 
 def test_analyze_writes_beside_its_input_by_default_and_refuses_a_folder(checkpoint, tmp_path):
     source = _positions(tmp_path)
-    assert analyze.run(_cfg("analyze", f"input={source}", f"agent={checkpoint}"))["output"] == str(
+    assert analyze.run(compose_config("analyze", f"input={source}", f"agent={checkpoint}"))["output"] == str(
         tmp_path / "positions.jsonl")
     assert len((tmp_path / "positions.jsonl").read_text().splitlines()) == 4
     with pytest.raises(ConfigError, match="is a folder"):
-        analyze.run(_cfg("analyze", f"input={tmp_path}", f"agent={checkpoint}"))
+        analyze.run(compose_config("analyze", f"input={tmp_path}", f"agent={checkpoint}"))
 
 
 def test_analyze_lines_take_an_xgids_roll_and_refuse_a_match_score(checkpoint, tmp_path):
@@ -221,7 +208,7 @@ def test_analyze_lines_take_an_xgids_roll_and_refuse_a_match_score(checkpoint, t
     path.write_text("XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:0:10\n"  # money, 31 to play
                     "vNsGAApwGwDgPQ:MIEkAAAAAAAE 11\n")  # double match point: not cubeless money
     out = tmp_path / "ids.jsonl"
-    assert analyze.run(_cfg("analyze", f"input={path}", f"output={out}", f"agent={checkpoint}")) == {
+    assert analyze.run(compose_config("analyze", f"input={path}", f"output={out}", f"agent={checkpoint}")) == {
         "output": str(out), "positions": 1, "errors": 1}
     xgid, dmp = (json.loads(line) for line in out.read_text().splitlines())
     assert xgid["dice"] == [3, 1] and xgid["position"].startswith("XGID=")
@@ -230,7 +217,7 @@ def test_analyze_lines_take_an_xgids_roll_and_refuse_a_match_score(checkpoint, t
 
 def test_analyze_stop_leaves_no_output(checkpoint, tmp_path):
     out = tmp_path / "moves.jsonl"
-    cfg = _cfg("analyze", f"input={_positions(tmp_path)}", f"output={out}", f"agent={checkpoint}", "on_error=stop",
+    cfg = compose_config("analyze", f"input={_positions(tmp_path)}", f"output={out}", f"agent={checkpoint}", "on_error=stop",
                "batch_size=1")
     with pytest.raises(analyze.BadLineError, match=r"^line 5: malformed Position ID 'xyz'.*on_error=skip"):
         analyze.run(cfg)

@@ -12,9 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hydra import compose, initialize_config_dir
 
-from bgzero.cli import CONFIGS
 from bgzero.errors import ConfigError
 from bgzero.gnubg.cube_bench import agreement
 from bgzero.learn import iterate as iterate_module
@@ -22,6 +20,7 @@ from bgzero.learn import labelling
 from bgzero.learn.iterate import STEPS, Generation
 from bgzero.learn.iterate import iterate as iterate_without_cube
 from bgzero.value.checkpoint import load_evaluator
+from tests.conftest import compose_config
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = ("recipe=tiny", "progress=false", "candidates.positions=150", "candidates.parallel_games=8",
@@ -34,8 +33,7 @@ def iterate(cfg):
 
 
 def tiny_cfg(out: Path, *more: str):
-    with initialize_config_dir(config_dir=CONFIGS, version_base="1.3"):
-        return compose("iterate", overrides=[*TINY, f"out_dir={out}", *more])
+    return compose_config("iterate", *TINY, f"out_dir={out}", *more)
 
 
 def figures(out: Path) -> dict:

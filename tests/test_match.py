@@ -4,9 +4,7 @@ import json
 
 import numpy as np
 import pytest
-from hydra import compose, initialize_config_dir
 
-from bgzero import paths
 from bgzero.agents.cube import cube_actions, cube_lives
 from bgzero.agents.neural import NeuralAgent
 from bgzero.agents.pubeval import PubevalAgent
@@ -18,8 +16,7 @@ from bgzero.match import runner as match_module
 from bgzero.match.mat import read_mat
 from bgzero.match.record import DOUBLE, MOVE, PASSED
 from bgzero.match.runner import play_matches, play_matches_from_specs, summarise_matches, wilson_interval
-
-CONFIGS = paths.CONFIGS
+from tests.conftest import compose_config
 
 
 class PipCube:
@@ -122,9 +119,8 @@ def test_wilson_interval_and_summary(five_point):
 
 
 def test_cli_writes_transcripts_and_result(tmp_path):
-    with initialize_config_dir(config_dir=str(CONFIGS), version_base="1.3"):
-        cfg = compose("match", overrides=["a=random:1", "b=pubeval", "length=3", "matches=2", "processes=1",
-                                          f"out={tmp_path}", "progress=false"])
+    cfg = compose_config("match", "a=random:1", "b=pubeval", "length=3", "matches=2", "processes=1",
+                         f"out={tmp_path}", "progress=false")
     result = run(cfg)
     assert json.loads((tmp_path / "result.json").read_text())["matches"] == 2 == result["matches"]
     for name in ("match_0001.mat", "match_0002.mat"):
@@ -134,9 +130,8 @@ def test_cli_writes_transcripts_and_result(tmp_path):
 
 
 def test_cli_show_prints_every_move_with_the_board(tmp_path, capsys):
-    with initialize_config_dir(config_dir=str(CONFIGS), version_base="1.3"):
-        cfg = compose("match", overrides=["a=pubeval", "b=random:2", "length=1", "matches=1", "processes=1",
-                                          f"out={tmp_path}", "progress=false", "show=true", "pace=0"])
+    cfg = compose_config("match", "a=pubeval", "b=random:2", "length=1", "matches=1", "processes=1",
+                         f"out={tmp_path}", "progress=false", "show=true", "pace=0")
     run(cfg)
     text = capsys.readouterr().out
     record = read_mat(tmp_path / "match_0001.mat")

@@ -6,7 +6,6 @@ import subprocess
 
 import numpy as np
 import pytest
-from hydra import compose, initialize_config_dir
 
 from bgzero import paths
 from bgzero.agents.specs import make_agent
@@ -16,6 +15,7 @@ from bgzero.cli.analyze import run
 from bgzero.errors import ConfigError
 from bgzero.match.files import write_match_file
 from bgzero.match.runner import play_matches
+from tests.conftest import compose_config
 from tests.test_match import RandomCube
 
 
@@ -29,8 +29,7 @@ def judged(tiny_checkpoint):
 
 
 def _analyze(*overrides):
-    with initialize_config_dir(config_dir=str(paths.CONFIGS), version_base="1.3"):
-        return run(compose("analyze", overrides=["progress=false", *overrides]))
+    return run(compose_config("analyze", "progress=false", *overrides))
 
 
 def test_marks_follow_gnubgs_thresholds():

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hydra import compose, initialize_config_dir
 
 from bgzero.agents.search import evaluate_ply
 from bgzero.cli.rollout import report, run
@@ -23,7 +22,8 @@ from bgzero.rollout.lockstep import flip_delta, in_two_sided_database
 from bgzero.rollout.parallel import start_method
 from bgzero.rollout.result import combined_z, summarise
 from bgzero.value.probs import equity
-from tests.conftest import CONFIGS
+from tests.boards import board
+from tests.conftest import compose_config
 
 REFERENCE = "checkpoint:checkpoints/reference.safetensors"  # a play file: no torch, so workers fork
 
@@ -31,15 +31,6 @@ REFERENCE = "checkpoint:checkpoints/reference.safetensors"  # a play file: no to
 @pytest.fixture(scope="module")
 def player():
     return make_player(REFERENCE)
-
-
-def _board(rows):
-    """A (2, 25) board from {column: count} per side."""
-    b = np.zeros((2, 25), np.int8)
-    for side, cols in enumerate(rows):
-        for col, n in cols.items():
-            b[side, col] = n
-    return b
 
 
 # --------------------------------------------------------------------------- dice
@@ -84,9 +75,9 @@ def test_summarise_and_flipped():
 
 
 def test_two_sided_database_membership():
-    small = _board([{0: 3, 4: 2}, {1: 6}])
+    small = board({1: 3, 5: 2}, {2: 6})
     assert in_two_sided_database(np.stack([small, START])).tolist() == [True, False]
-    assert not in_two_sided_database(_board([{0: 7}, {0: 1}])[None])[0]
+    assert not in_two_sided_database(board({1: 7}, {1: 1})[None])[0]
 
 
 # --------------------------------------------------------------------------- the engine
@@ -113,9 +104,9 @@ def test_variance_reduction_keeps_the_mean_and_cuts_the_error(player):
 def test_bearoff_rollouts_agree_with_the_exact_database():
     """A player kept away from the databases plays bear-offs out; the exact table is the truth."""
     blind = make_player(REFERENCE, database=False)
-    boards = np.stack([_board([{0: 2, 2: 1, 4: 2}, {1: 2, 3: 2, 5: 1}]),
-                       _board([{5: 3}, {0: 1, 1: 1, 2: 1}]),
-                       _board([{0: 1, 3: 2, 5: 2}, {2: 3, 4: 3}])])
+    boards = np.stack([board({1: 2, 3: 1, 5: 2}, {2: 2, 4: 2, 6: 1}),
+                       board({6: 3}, {1: 1, 2: 1, 3: 1}),
+                       board({1: 1, 4: 2, 6: 2}, {3: 3, 5: 3})])
     exact = bearoff_probs(boards)[:, 0]
     res = rollout_positions(boards, blind, RolloutSettings(trials=648, seed=5, database=False))
     for r, p in zip(res, exact):
@@ -187,15 +178,10 @@ def test_an_agent_without_a_judge_needs_vr_off():
         rollout_positions(START[None], make_player("pubeval"), RolloutSettings(trials=2, vr=False), processes=2)
 
 
-def _cfg(*overrides):
-    with initialize_config_dir(config_dir=str(CONFIGS), version_base="1.3"):
-        return compose("rollout", overrides=list(overrides))
-
-
 def test_cli_writes_the_json(tmp_path):
     out = tmp_path / "r.json"
-    doc = run(_cfg("position=4HPwATDgc/ABMA", "dice=31", "top=2", f"agent={REFERENCE}", "trials=36",
-                   "truncate=2", "progress=false", f"output={out}", "cubeful=true"))
+    doc = run(compose_config("rollout", "position=4HPwATDgc/ABMA", "dice=31", "top=2", f"agent={REFERENCE}", "trials=36",
+                             "truncate=2", "progress=false", f"output={out}", "cubeful=true"))
     saved = json.loads(out.read_text())
     assert saved == json.loads(json.dumps(doc))
     for entry in [saved] + saved["moves"]:
@@ -226,11 +212,11 @@ def test_a_chance_a_hair_below_zero_prints_as_zero():
 
 def test_cli_takes_the_match_a_position_text_carries():
     plain = ["trials=36", "truncate=2", "progress=false", "cubeful=true", f"agent={REFERENCE}"]
-    by_option = run(_cfg("position=4HPwATDgc/ABMA", "match=MAHgACAAIAAE", *plain))
-    combined = run(_cfg("position='4HPwATDgc/ABMA:MAHgACAAIAAE'", *plain))
+    by_option = run(compose_config("rollout", "position=4HPwATDgc/ABMA", "match=MAHgACAAIAAE", *plain))
+    combined = run(compose_config("rollout", "position='4HPwATDgc/ABMA:MAHgACAAIAAE'", *plain))
     assert combined["match"] == by_option["match"] == "MAHgACAAIAAE"
     assert combined["cubeful_equity"] == by_option["cubeful_equity"]  # the 7-point match at 2-4, not money
-    xgid = run(_cfg("position='XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:0:10'", "top=2", *plain))
+    xgid = run(compose_config("rollout", "position='XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:0:10'", "top=2", *plain))
     assert xgid["position"] == "4HPwATDgc/ABMA" and xgid["moves"][0]["move"] == "8/5 6/5"  # the XGID's roll
 
 
@@ -239,7 +225,7 @@ def test_cli_takes_the_match_a_position_text_carries():
                                               ("cubeful=no", "cubeful='no' is not allowed: true or false"),
                                               ("vr=maybe", "vr"), ("progress=1", "progress")])
 def test_cli_refuses_bad_input(override, message):
-    cfg = _cfg("position=4HPwATDgc/ABMA", "progress=false", override)
+    cfg = compose_config("rollout", "position=4HPwATDgc/ABMA", "progress=false", override)
     with pytest.raises((ConfigError, ValueError), match=message):
         run(cfg)
 
@@ -247,14 +233,12 @@ def test_cli_refuses_bad_input(override, message):
 def test_hint_adds_rollout_columns():
     from bgzero.cli import hint
 
-    with initialize_config_dir(config_dir=str(CONFIGS), version_base="1.3"):
-        cfg = compose("hint", ["position=4HPwATDgc/ABMA", "dice=31", f"agent={REFERENCE}", "rollout=36",
-                               "rollout_top=2"])
+    cfg = compose_config("hint", "position=4HPwATDgc/ABMA", "dice=31", f"agent={REFERENCE}", "rollout=36",
+                         "rollout_top=2")
     lines = hint.run(cfg).splitlines()
     assert "rollout ± se" in lines[2] and "(36 trials, cubeless money)" in lines[2]
     assert "±" in lines[3] and "±" in lines[4] and "±" not in lines[5]
-    with initialize_config_dir(config_dir=str(CONFIGS), version_base="1.3"):
-        bad = compose("hint", ["position=4HPwATDgc/ABMA", f"agent={REFERENCE}", "rollout=0"])
+    bad = compose_config("hint", "position=4HPwATDgc/ABMA", f"agent={REFERENCE}", "rollout=0")
     with pytest.raises(ConfigError, match="rollout"):
         hint.run(bad)
 

@@ -6,9 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hydra import compose, initialize_config_dir
 
-from bgzero.cli import CONFIGS
 from bgzero.engine.board import start_board
 from bgzero.errors import ConfigError
 from bgzero.learn import rollout_labels
@@ -16,6 +14,8 @@ from bgzero.learn.iterate import iterate
 from bgzero.learn.rollout_labels import RolloutLabelling, chosen_turns, with_rollouts
 from bgzero.learn.search_targets import file_sha256
 from bgzero.value.probs import equity
+from tests.boards import board
+from tests.conftest import compose_config
 
 ROLL = ("recipe=tiny", "progress=false", "candidates.positions=150", "candidates.parallel_games=8", "gate.games=20",
         "gate.chunk=10", "labelling.rollout.turns=null", "labelling.rollout.close=0.05", "labelling.rollout.trials=8",
@@ -23,14 +23,7 @@ ROLL = ("recipe=tiny", "progress=false", "candidates.positions=150", "candidates
 
 
 def cfg(out: Path, *more: str):
-    with initialize_config_dir(config_dir=CONFIGS, version_base="1.3"):
-        return compose("iterate", overrides=[*ROLL, f"out_dir={out}", *more])
-
-
-def race_board() -> np.ndarray:
-    board = np.zeros((2, 25), np.int8)
-    board[0, 7], board[0, 3], board[1, 8], board[1, 2] = 8, 7, 8, 7  # both sides past each other
-    return board
+    return compose_config("iterate", *ROLL, f"out_dir={out}", *more)
 
 
 def targets_of(mover_equities) -> np.ndarray:
@@ -40,7 +33,7 @@ def targets_of(mover_equities) -> np.ndarray:
 
 
 def test_close_turns_of_the_chosen_classes_are_picked_best_first():
-    contact, race = start_board(), race_board()
+    contact, race = start_board(), board({8: 8, 4: 7}, {9: 8, 3: 7})  # past each other
     boards = np.array([contact] * 6 + [race] * 3)
     turns = np.repeat([0, 1, 2], [3, 3, 3])
     targets = targets_of([0.10, 0.30, 0.29,   0.5, 0.1, 0.0,   -0.2, -0.1, -0.6])

@@ -21,15 +21,7 @@ from bgzero.engine.board import START, borne_off, pip_counts, start_board, swap_
 from bgzero.engine.game import Outcome, game_result, game_results, is_game_over, opening_roll
 from bgzero.engine.movegen import generate
 from bgzero.match.game import Game, play_game, walk
-
-
-def pos(me: dict, opp: dict | None = None) -> np.ndarray:
-    """A board from ``{point: count}`` layouts (``"bar"`` for the bar), side on roll first."""
-    board = np.zeros((2, 25), np.int8)
-    for row, layout in enumerate((me, opp or {})):
-        for point, count in layout.items():
-            board[row, 24 if point == "bar" else point - 1] = count
-    return validate(board)
+from tests.boards import board as pos
 
 
 def describe(board: np.ndarray) -> str:

@@ -10,7 +10,6 @@ import threading
 
 import numpy as np
 import pytest
-from hydra import compose, initialize_config_dir
 
 from bgzero import paths
 from bgzero.agents.base import Agent
@@ -25,7 +24,9 @@ from bgzero.gnubg.refereed import GNUBG
 from bgzero.gnubg.serve import ExternalPlayer, ListenError, Server
 from bgzero.match.record import MOVE as PLAY
 from bgzero.match.sgf import read_sgf
-from tests.test_fibs import BAR_AT_2_4, CUBE_AT_2_0, DOUBLED_AT_2_0, START_ON_ROLL, _board
+from tests.boards import board
+from tests.conftest import compose_config
+from tests.test_fibs import BAR_AT_2_4, CUBE_AT_2_0, DOUBLED_AT_2_0, START_ON_ROLL
 
 CONFIGS = str(paths.CONFIGS)
 
@@ -72,7 +73,7 @@ def test_a_move_is_a_legal_play_in_gnubg_notation(checkpoint):
 
 
 def test_a_roll_that_cannot_be_played_is_the_empty_move():
-    closed = _board({25: 1, 6: 14}, {1: 2, 2: 2, 3: 2, 4: 2, 5: 2, 6: 2, 7: 3})
+    closed = board({25: 1, 6: 14}, {1: 2, 2: 2, 3: 2, 4: 2, 5: 2, 6: 2, 7: 3})
     assert ExternalPlayer(Eager()).answer(_line(MOVE, closed, (6, 5))) == ""
 
 
@@ -209,11 +210,6 @@ def test_a_taken_port_is_a_listen_error(serving):
         Server(ExternalPlayer(Eager()), port=serving.address[1])
 
 
-def _cfg(*overrides: str):
-    with initialize_config_dir(config_dir=CONFIGS, version_base="1.3"):
-        return compose("serve", overrides=list(overrides))
-
-
 @pytest.mark.parametrize("override,message", [
     ("port=70000", "port=70000 is not allowed: a whole number >= 0 and <= 65535"),
     ("connections=0", "connections=0 is not allowed: a whole number >= 1, or null"),
@@ -222,7 +218,7 @@ def _cfg(*overrides: str):
 ])
 def test_cli_config_errors(override, message):
     with pytest.raises(ConfigError, match=message):
-        serve_cli.run(_cfg("agent=pubeval", override))
+        serve_cli.run(compose_config("serve", "agent=pubeval", override))
 
 
 # --------------------------------------------------------------------------- gnubg referees
@@ -235,7 +231,7 @@ def test_gnubg_referees_a_3_point_match(checkpoint, tmp_path, agent, seed, capsy
         pytest.importorskip("gnubg_nn")
     spec = f"checkpoint:{checkpoint}" if agent == "tiny" else agent
     sgf = tmp_path / "match.sgf"
-    result = serve_cli.run(_cfg(f"agent={spec}", "referee.match=3", f"referee.seed={seed}", f"referee.sgf={sgf}"))
+    result = serve_cli.run(compose_config("serve", f"agent={spec}", "referee.match=3", f"referee.seed={seed}", f"referee.sgf={sgf}"))
     assert "3-point match refereed by gnubg" in capsys.readouterr().out
     assert result.complete and result.winner in ("gnubg", "bgzero") and result.score[result.winner] >= 3
     # gnubg's saved match: one game per game gnubg counted, results adding up to its score,

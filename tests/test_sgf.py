@@ -10,6 +10,7 @@ from bgzero.match.mat import MatFormatError, format_match, parse_match, read_mat
 from bgzero.match.runner import play_matches
 from bgzero.match.sgf import SgfFormatError, format_sgf, letter_point, parse_sgf, point_letter, read_sgf, write_sgf
 from bgzero.ui.replay import show_match
+from tests.conftest import compose_config
 from tests.gnubg_program import run_gnubg
 from tests.test_match import RandomCube
 
@@ -96,15 +97,12 @@ def test_bgzero_reads_the_sgf_gnubg_saves_with_its_resignations(tmp_path):
 
 
 def test_match_command_saves_sgf_and_replay_reads_it(tmp_path, capsys):
-    from hydra import compose, initialize_config_dir
 
-    from bgzero import paths
     from bgzero.cli.match import run
     from bgzero.cli.replay import main as replay_main
 
-    with initialize_config_dir(config_dir=str(paths.CONFIGS), version_base="1.3"):
-        cfg = compose("match", overrides=["a=random:1", "b=pubeval", "length=3", "matches=2", "processes=1",
-                                          f"out={tmp_path}", "progress=false", "format=both"])
+    cfg = compose_config("match", "a=random:1", "b=pubeval", "length=3", "matches=2", "processes=1",
+                         f"out={tmp_path}", "progress=false", "format=both")
     run(cfg)
     for k in (1, 2):
         assert read_sgf(tmp_path / f"match_000{k}.sgf").games == read_mat(tmp_path / f"match_000{k}.mat").games
@@ -114,15 +112,12 @@ def test_match_command_saves_sgf_and_replay_reads_it(tmp_path, capsys):
 
 
 def test_match_command_refuses_an_unknown_format(tmp_path):
-    from hydra import compose, initialize_config_dir
 
-    from bgzero import paths
     from bgzero.cli.match import run
     from bgzero.errors import ConfigError
 
-    with initialize_config_dir(config_dir=str(paths.CONFIGS), version_base="1.3"):
-        cfg = compose("match", overrides=["a=random:1", "b=pubeval", "length=1", "matches=1", f"out={tmp_path}",
-                                          "progress=false", "format=pgn"])
+    cfg = compose_config("match", "a=random:1", "b=pubeval", "length=1", "matches=1", f"out={tmp_path}",
+                         "progress=false", "format=pgn")
     with pytest.raises(ConfigError, match="format='pgn'"):
         run(cfg)
 

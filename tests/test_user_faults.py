@@ -24,9 +24,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import pytest
-from hydra import compose, initialize_config_dir
 
-from bgzero import paths
 from bgzero.agents.specs import make_agent
 from bgzero.atomic import atomic_write, atomic_write_text
 from bgzero.config_check import output_dir, output_file
@@ -41,6 +39,7 @@ from bgzero.errors import (
     OutputError,
 )
 from bgzero.value.checkpoint import load_checkpoint, read_checkpoint
+from tests.conftest import compose_config
 
 REPO = Path(__file__).resolve().parents[1]
 XGID = "XGID=-b----E-C---eE---c-e----B-:0:0:1:{dice}:0:0:0:0:10"
@@ -350,8 +349,7 @@ def test_an_output_that_is_an_input_is_refused_under_any_of_its_names(tmp_path):
 def _rollout(*overrides):
     from bgzero.cli.rollout import run
 
-    with initialize_config_dir(config_dir=str(paths.CONFIGS), version_base="1.3"):
-        return run(compose("rollout", overrides=["progress=false", "trials=4", *overrides]))
+    return run(compose_config("rollout", "progress=false", "trials=4", *overrides))
 
 
 def test_a_rollout_never_writes_over_its_own_checkpoint(tiny_checkpoint, tmp_path):
@@ -375,8 +373,7 @@ def test_an_analysis_never_writes_over_its_match_or_its_judge(tiny_checkpoint, t
     judge = f"checkpoint:{tiny_checkpoint}@0"
 
     def analyze(*overrides):
-        with initialize_config_dir(config_dir=str(paths.CONFIGS), version_base="1.3"):
-            return run(compose("analyze", overrides=["progress=false", *overrides]))
+        return run(compose_config("analyze", "progress=false", *overrides))
 
     for f in files:
         with pytest.raises(ConfigError, match="would destroy"):
@@ -586,8 +583,7 @@ def test_an_unknown_option_added_with_a_plus_is_refused_naming_the_nearest(confi
 
     from bgzero.cli import _dotted_keys, _preflight
 
-    with initialize_config_dir(config_dir=str(paths.CONFIGS), version_base="1.3"):
-        keys = _dotted_keys(OmegaConf.to_container(compose(config_name), resolve=False))
+    keys = _dotted_keys(OmegaConf.to_container(compose_config(config_name), resolve=False))
     for n, (key, typo) in enumerate(_typos(keys, 12, seed=len(config_name))):
         with pytest.raises(ConfigError, match=rf"^no option '{typo}' \(nearest: [\w.]+\)") as refused:
             _preflight(config_name, [("+" if n % 2 else "++") + f"{typo}=1"], None)
@@ -641,9 +637,8 @@ def _earlier_match_runs(n: int, seed: int = 3) -> list[dict[str, bytes]]:
 def _match(out: Path, *overrides: str) -> dict:
     from bgzero.cli.match import run
 
-    with initialize_config_dir(config_dir=str(paths.CONFIGS), version_base="1.3"):
-        return run(compose("match", overrides=["a=random:1", "b=random:2", "length=1", "matches=1", "shard=1",
-                                               "processes=1", "progress=false", f"out={out}", *overrides]))
+    return run(compose_config("match", "a=random:1", "b=random:2", "length=1", "matches=1", "shard=1",
+                              "processes=1", "progress=false", f"out={out}", *overrides))
 
 
 def test_a_second_match_run_into_one_out_is_refused_or_replaces_only_that_run(tmp_path):
@@ -713,7 +708,8 @@ def _game_loops(seed: int = 10):
 
     from bgzero.arena.duplicate import draw_dice, play_games
     from bgzero.engine.board import START
-    from bgzero.engine.game import play_game, play_random_games
+    from bgzero.engine.game import play_random_games
+    from bgzero.match.game import play_game
     from bgzero.match.runner import play_matches
     from bgzero.rollout.lockstep import RolloutSettings, run_chunk
     from bgzero.rollout.players import RolloutPlayer
