@@ -138,24 +138,16 @@ class Generation:
         self.rollouts()
 
     def search_labels(self) -> None:
-        from tqdm import tqdm
-
         lab = self.cfg.labelling
         wanted = self.wanted_labels()
-        done = min(labelled_prefix(self.labels_folder, self.candidates_path, self.teacher, lab.ply, lab.chunk) * lab.chunk,
-                   wanted)
-        if done >= wanted:
+        before = min(labelled_prefix(self.labels_folder, self.candidates_path, self.teacher, lab.ply, lab.chunk)
+                     * lab.chunk, wanted)
+        if before >= wanted:
             return
-        start, before = time.monotonic(), done
-        bar = tqdm(total=wanted, initial=done, unit="label", desc=f"gen {self.number} labels",
-                   disable=not self.cfg.progress, dynamic_ncols=True, mininterval=5)
-        try:
-            done = label(self.teacher, self.candidates_path, self.labels_folder, ply=lab.ply, processes=lab.processes,
-                         chunk=lab.chunk, backend=lab.backend, deadline=self.deadline, ray_address=lab.ray.address,
-                         limit=wanted, progress=lambda n: bar.update(min(n, wanted - bar.n)))
-        finally:
-            bar.close()
-        rate = (done - before) / max(time.monotonic() - start, 1e-9)
+        done, rate = self._with_bar("labels", "label", wanted, before, lambda progress: label(
+            self.teacher, self.candidates_path, self.labels_folder, ply=lab.ply, processes=lab.processes,
+            chunk=lab.chunk, backend=lab.backend, deadline=self.deadline, ray_address=lab.ray.address, limit=wanted,
+            progress=progress))
         self._scalars({"labels/done": done, "labels/per_second": rate})
         self._log(f"{min(done, wanted):,} of {wanted:,} candidates labelled at {lab.ply}-ply by {self.teacher} "
                   f"({rate:.0f}/s this stretch)")
@@ -177,8 +169,6 @@ class Generation:
 
     def rollouts(self) -> None:
         """Roll out the chosen turns' best candidates, after the search labels (part of the labels step)."""
-        from tqdm import tqdm
-
         from bgzero.learn.search_targets import file_sha256
 
         chosen = self.chosen()
@@ -190,20 +180,27 @@ class Generation:
             return
         with np.load(self.candidates_path) as f:
             boards = f["boards"]
-        start = time.monotonic()
-        bar = tqdm(total=len(chosen), initial=before, unit="turn", desc=f"gen {self.number} rollouts",
-                   disable=not self.cfg.progress, dynamic_ncols=True, mininterval=5)
-        try:
-            done = roll_out(boards, chosen, self.rollouts_folder, how, sha, seed=self.seed("labels") * 1000,
-                            processes=self.cfg.labelling.processes, deadline=self.deadline, progress=bar.update)
-        finally:
-            bar.close()
-        rate = (done - before) / max(time.monotonic() - start, 1e-9)
+        done, rate = self._with_bar("rollouts", "turn", len(chosen), before, lambda progress: roll_out(
+            boards, chosen, self.rollouts_folder, how, sha, seed=self.seed("labels") * 1000,
+            processes=self.cfg.labelling.processes, deadline=self.deadline, progress=progress))
         self._scalars({"rollouts/turns": done, "rollouts/turns_per_second": rate})
         self._log(f"{done:,} of {len(chosen):,} close turns rolled out ({how.trials} trials, truncated at "
                   f"{how.truncate} plies, by {how.player}; {rate:.2f} turns/s this stretch)")
         if done < len(chosen):
             raise Stopped("labels")
+
+    def _with_bar(self, what: str, unit: str, total: int, before: int, work) -> tuple[int, float]:
+        """``work(progress)`` under a progress bar: what it has done in all, and its rate this stretch."""
+        from tqdm import tqdm
+
+        start = time.monotonic()
+        bar = tqdm(total=total, initial=before, unit=unit, desc=f"gen {self.number} {what}",
+                   disable=not self.cfg.progress, dynamic_ncols=True, mininterval=5)
+        try:
+            done = work(lambda n: bar.update(min(n, total - bar.n)))
+        finally:
+            bar.close()
+        return done, (done - before) / max(time.monotonic() - start, 1e-9)
 
     def labelled(self, rollouts: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Boards, turns and targets of the labelled candidates, whole turns only; with
