@@ -31,6 +31,7 @@ import json
 import re
 import time
 from dataclasses import asdict
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -39,7 +40,7 @@ from omegaconf import DictConfig, OmegaConf
 from bgzero.arena.duplicate import MatchResult, play_duplicate_from_specs, pooled
 from bgzero.atomic import atomic_write, atomic_write_text
 from bgzero.config_check import ITERATE, check, seconds_of
-from bgzero.engine.classify import CONTACT, RACE
+from bgzero.engine.classify import CONTACT, RACE, PositionClass
 from bgzero.errors import ConfigError
 from bgzero.learn.labelling import chunk_count, label, labelled_prefix, load_labels
 from bgzero.learn.rollout_labels import (
@@ -53,7 +54,6 @@ from bgzero.learn.rollout_labels import (
 from bgzero.learn.run_lock import RunLock
 
 STEPS = ("candidates", "labels", "finetune", "gate", "decide")
-CLASSES = {"contact": CONTACT, "race": RACE}
 class Stopped(Exception):
     """The time budget ran out inside a step; the run folder holds everything finished."""
 
@@ -121,7 +121,7 @@ class Generation:
         c = self.cfg.candidates
         start = time.time()
         boards, turns = candidate_turns(load_evaluator(self.champion), c.positions, self.seed("candidates"), c.top,
-                                        games=c.parallel_games, explore=c.explore, classes=tuple(CLASSES[k] for k in c.classes))
+                                        games=c.parallel_games, explore=c.explore, classes=tuple(PositionClass[k.upper()] for k in c.classes))
         atomic_write(self.candidates_path, lambda f: np.savez_compressed(f, boards=boards, turns=turns), "wb")
         self._log(f"{len(boards):,} candidates of {len(np.unique(turns)):,} turns from {self.champion}'s self-play "
                   f"({time.time() - start:.0f} s)")
@@ -160,8 +160,10 @@ class Generation:
                                 top=int(r.top), close=None if r.close is None else float(r.close),
                                 classes=tuple(r.classes))
 
+    @cached_property
     def chosen(self) -> list[np.ndarray]:
-        """The turns whose best candidates are rolled out (``labelling.rollout``), at most the limit."""
+        """The turns whose best candidates are rolled out (``labelling.rollout``), at most the limit;
+        read once the search labels are complete (every caller comes after them)."""
         if self.rollout_limit == 0:
             return []
         boards, turns, targets = self.labelled(rollouts=False)
@@ -171,7 +173,7 @@ class Generation:
         """Roll out the chosen turns' best candidates, after the search labels (part of the labels step)."""
         from bgzero.learn.search_targets import file_sha256
 
-        chosen = self.chosen()
+        chosen = self.chosen
         if not chosen:
             return
         how, sha = self.rollout_settings(), file_sha256(self.candidates_path)
@@ -215,7 +217,7 @@ class Generation:
             whole = turns < turns[-1]
             boards, turns, targets = boards[whole], turns[whole], targets[whole]
         if rollouts and self.rollout_limit != 0:
-            chunks = chunk_count(len(self.chosen()), TURNS_PER_CHUNK)
+            chunks = chunk_count(len(self.chosen), TURNS_PER_CHUNK)
             targets, _ = with_rollouts(targets, self.rollouts_folder, chunks)
         return boards, turns, targets
 
@@ -335,7 +337,7 @@ class Generation:
         versus = self.pooled("champion")
         promoted = versus.ppg > self.cfg.gate.margin
         figures = {"generation": self.number, "champion": self.champion, "student": str(self.student_path),
-                   "teacher": self.teacher, "labels": self.wanted_labels(), "rolled_out": len(self.chosen()),
+                   "teacher": self.teacher, "labels": self.wanted_labels(), "rolled_out": len(self.chosen),
                    "promoted": promoted,
                    "vs_champion": versus.as_dict()}
         for key in (_opponent_key(opponent, self.champion) for opponent in self.cfg.gate.opponents):

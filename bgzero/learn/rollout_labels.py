@@ -22,12 +22,11 @@ from pathlib import Path
 import numpy as np
 
 from bgzero.atomic import atomic_write
-from bgzero.engine.classify import CONTACT, RACE, classify
+from bgzero.engine.classify import PositionClass, classify
 from bgzero.errors import ConfigError
 from bgzero.rollout import PlayerSpec, RolloutSettings, rollout_positions
 from bgzero.value.probs import equity
 
-CLASSES = {"contact": CONTACT, "race": RACE}
 TURNS_PER_CHUNK = 256  # what a kill can lose: about two minutes of two cores
 
 
@@ -52,7 +51,7 @@ def chosen_turns(boards: np.ndarray, turns: np.ndarray, targets: np.ndarray, how
     """
     mover = -equity(targets)
     classes = classify(boards)
-    wanted = np.array([CLASSES[c] for c in how.classes])
+    wanted = np.array([PositionClass[c.upper()] for c in how.classes])
     starts = np.r_[0, np.flatnonzero(np.diff(turns)) + 1, len(turns)]
     out = []
     for lo, hi in zip(starts[:-1], starts[1:]):

@@ -107,6 +107,17 @@ class MatchRecord:
         return match_winner(MatchState(self.length, self.score)) if self.length else None
 
     @property
+    def final_score(self) -> list[int]:
+        """The score as gnubg shows it: the last game's points added in full, where :attr:`score`
+        stops at the length (a gammon won at 2-away in a 3-point match ends 4-x, not 3-x)."""
+        if not self.length or not self.games:
+            return list(self.score)
+        last = self.games[-1]
+        score = list(last.score)
+        score[last.winner] += last.points
+        return score
+
+    @property
     def empty(self) -> bool:
         """No game with an action, finished or not: a file of it would hold nothing a reader can load."""
         return not self.games and self.unfinished is None

@@ -85,8 +85,8 @@ class PersonMatch:
 
     @property
     def done(self) -> bool:
-        """The match is won, or the money session has played its games."""
-        return self.state.over if not self.state.is_money else 0 < self.games <= len(self.records)
+        """The match is won, or the money session has played its games (read between games)."""
+        return self.between.over if not self.between.is_money else 0 < self.games <= len(self.records)
 
     def legal_moves(self):
         """The legal plays of the person's roll (:class:`~bgzero.engine.position.LegalMoves`)."""
@@ -193,7 +193,7 @@ class PersonMatch:
                     return
                 self.game.roll(self.rng)
             legal = self.legal_moves()
-            if legal[0]:  # the empty play alone: no move
+            if legal[0]:  # a play with steps (the empty play alone: the roll is lost)
                 self.awaiting = MOVING
                 return
             self.say(f"You roll {self.dice[0]}-{self.dice[1]} and cannot move.")
@@ -216,9 +216,7 @@ class PersonMatch:
         self.game_ending()
         self.records.append(self.game.record())
         self.between = award(self.game.state, end.winner, end.points)
-        self.awaiting = NEXT
-        if self.done:
-            self.awaiting = OVER
+        self.awaiting = OVER if self.done else NEXT
         who = "You win" if end.winner == 0 else f"{self.names[1]} wins"
         self.say(f"{who} {end.points} point{'s' if end.points > 1 else ''} ({end.how}).")
 
@@ -228,7 +226,9 @@ class PersonMatch:
             if self.state.is_money:
                 return f"Session over. {describe_score(self.state, self.names)}."
             won = self.state.score[0] >= self.state.match_length
-            return f"Match over: {'you won' if won else self.names[1] + ' won'}. {describe_score(self.state, self.names)}"
+            (s0, s1), (n0, n1) = self.record().final_score, self.names
+            return (f"Match over: {'you won' if won else n1 + ' won'}. "
+                    f"{self.state.match_length}-point match: {n0} {s0}, {n1} {s1}")
         if self.awaiting == NEXT:
             return f"Game over. {describe_score(self.state, self.names)}. Start the next game."
         if self.awaiting == ANSWER:

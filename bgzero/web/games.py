@@ -30,7 +30,6 @@ from bgzero.match.record import MatchRecord
 from bgzero.match.sgf import format_sgf
 from bgzero.ui.person_match import MOVING, OVER, ROLL, GameActionError, PersonMatch
 from bgzero.ui.render import player_view
-from bgzero.web.watch import final_score
 
 _LOG = 50  # messages kept for the page
 
@@ -78,16 +77,8 @@ class WebGame(PersonMatch):
         }
 
     def _score(self) -> list[int]:
-        """The score; a won match's not stopped at its length (:func:`~bgzero.web.watch.final_score`)."""
-        return final_score(self.record()) if self.awaiting == OVER else list(self.state.score)
-
-    def status(self) -> str:
-        if self.awaiting == OVER and not self.state.is_money:
-            won = self.state.score[0] >= self.state.match_length
-            (s0, s1), (n0, n1) = self._score(), self.names
-            return (f"Match over: {'you won' if won else n1 + ' won'}. "
-                    f"{self.state.match_length}-point match: {n0} {s0}, {n1} {s1}")
-        return super().status()
+        """The score; a won match's not stopped at its length (:attr:`~bgzero.match.record.MatchRecord.final_score`)."""
+        return self.record().final_score if self.awaiting == OVER else list(self.state.score)
 
     def mat(self) -> str:
         """The match so far as ``.mat`` text."""

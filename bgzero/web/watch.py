@@ -39,18 +39,7 @@ def frames(record: MatchRecord) -> list[dict]:
     return out
 
 
-def final_score(record: MatchRecord) -> list[int]:
-    """The score as gnubg shows it: the last game's points added in full, where the match state
-    stops at the length (a gammon won at 2-away in a 3-point match ends 4-x, not 3-x)."""
-    if not record.length or not record.games:
-        return list(record.score)
-    last = record.games[-1]
-    score = list(last.score)
-    score[last.winner] += last.points
-    return score
-
-
 def summary(record: MatchRecord) -> dict:
     """Who played, the length, the final score and the winner, for the page's heading."""
-    return {"names": list(record.names), "length": record.length, "score": final_score(record),
+    return {"names": list(record.names), "length": record.length, "score": record.final_score,
             "games": len(record.games), "winner": record.winner}
