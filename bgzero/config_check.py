@@ -1,10 +1,11 @@
 """One typed check of a command's configuration, run before any work.
 
 Hydra hands over whatever was typed: ``td.lam=abc`` arrives as a string, ``td.lr=nan`` as a
-float, ``net.exact_bearoff=maybe`` as a truthy string. Each CLI names its keys in a small
-schema (key → rule); :func:`check` applies every rule and raises a one-line
-:class:`~bgzero.errors.ConfigError` naming the key, the value and what it should be, before
-a game is played or a file written. Output paths are checked here too, so work is never
+float, ``net.exact_bearoff=maybe`` as a truthy string. A rule here says what one option may
+hold and raises a one-line :class:`~bgzero.errors.ConfigError` naming the key, the value and what
+it should be, before a game is played or a file written. The commands' options use them
+(:mod:`bgzero.cli.schemas`); Hydra's two commands list theirs key by key (:data:`TRAIN`,
+:data:`ITERATE`, applied by :func:`check`). Output paths are checked here too, so work is never
 thrown away because its result cannot be saved.
 """
 
@@ -63,15 +64,16 @@ def whole(least: int | None = 0, most: int | None = None, *, null: bool = False,
 
 
 def number(least: float | None = None, most: float | None = None, *, above: float | None = None,
-           null: bool = False, why: str = "") -> Rule:
-    """A finite number in ``[least, most]`` (or ``> above``); ints count, bools and nan/inf do not."""
+           null: bool = False, word: str | None = None, why: str = "") -> Rule:
+    """A finite number in ``[least, most]`` (or ``> above``); ints count, bools and nan/inf do not;
+    ``word`` (pace=enter) is allowed too."""
     parts = [f">= {least}" if least is not None else "", f"<= {most}" if most is not None else "",
              f"> {above}" if above is not None else ""]
     wanted = " and ".join(["a finite number"] + [p for p in parts if p]).replace("number and", "number") \
-        + (", or null" if null else "") + (f" ({why})" if why else "")
+        + (", or null" if null else "") + (f", or {word}" if word else "") + (f" ({why})" if why else "")
 
     def rule(key, value):
-        if null and value is None:
+        if (null and value is None) or (word is not None and value == word):
             return
         if (not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value)
                 or (least is not None and value < least) or (most is not None and value > most)
@@ -299,7 +301,10 @@ MATCH_LENGTH = whole(0, 64)
 which this layer may not import; a test holds the two equal)."""
 
 
-# --------------------------------------------------------------------------- one schema per command
+# --------------------------------------------------------------------------- Hydra's commands
+#
+# bgzero-train and bgzero-iterate compose their configs with Hydra's groups (configs/); their rules
+# are here, key by key. Every other command declares its options, rules included, in bgzero.cli.schemas.
 
 TRAIN: dict[str, Rule] = {
     "seed": SEED, "name": run_name(), "device": device(),
@@ -318,44 +323,6 @@ TRAIN: dict[str, Rule] = {
     "td.batch_size": whole(1), "td.epochs": whole(1),
     "eval.every_games": whole(0), "eval.games": whole(1), "eval.final_games": whole(1), "eval.seed": SEED,
 }
-EVAL = {"a": AGENT, "b": AGENT, "games": whole(1, 10**10, why="ten billion games is years of play"), "seed": SEED, "processes": PROCESSES, "out": output_dir(),
-        "report": output_file(null=True), "progress": flag()}
-MATCH = {"a": AGENT, "b": AGENT, "length": MATCH_LENGTH, "games": whole(1), "jacoby": flag(), "matches": whole(1),
-         "seed": SEED, "shard": whole(1), "processes": PROCESSES, "out": output_dir(), "overwrite": flag(),
-         "progress": flag(), "show": flag(), "pace": number(0), "format": choice("mat", "sgf", "both")}
-PLAY = {"bot": AGENT, "name": text(), "length": MATCH_LENGTH, "games": whole(0), "jacoby": flag(),
-        "seed": whole(0, null=True), "hint": text(null=True), "hint_moves": whole(1), "confirm": flag(),
-        "board": choice("unicode", "ascii"), "colour": choice("auto", True, False), "save": output_file(null=True)}
-WEB = {"host": text(), "port": whole(0, 65535), "agents": agent_list(), "default_agent": AGENT,
-       "hint_agent": text(null=True), "workers": processes(), "queue": whole(1),
-       "long_workers": processes(), "long_queue": whole(1),
-       "sessions": whole(1), "games_per_client": whole(1), "idle_minutes": number(above=0), "upload_bytes": whole(1), "connections": whole(1),
-       "log_level": choice("critical", "error", "warning", "info", "debug", "trace", fold_case=True)}
-SERVE = {"agent": AGENT, "host": text(), "port": whole(0, 65535), "connections": whole(1, null=True),
-         "idle_timeout": number(above=0), "gnubg_scores": flag(),
-         "log_level": choice("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL", fold_case=True),
-         "referee.match": whole(1, 64, null=True), "referee.ply": PLY, "referee.seed": whole(0, null=True),
-         "referee.sgf": output_file(), "referee.gnubg": text(), "referee.timeout": number(above=0)}
-ANALYZE = {"input": text(null=True), "output": output_file(null=True), "agent": AGENT,
-           "on_error": choice("skip", "stop"), "batch_size": whole(1), "match": text(null=True),
-           "html": output_file(null=True), "player": text(null=True), "jacoby": flag(), "progress": flag(),
-           "rollout": whole(1, null=True), "rollout_worst": whole(1), "rollout_seed": SEED, "luck_ply": PLY}
-HINT = {"agent": AGENT, "rollout": whole(1, 10**9, null=True, why="trials a play; a billion is days of work"), "rollout_top": whole(1), "rollout_seed": SEED}
-ROLLOUT = {"top": whole(1), "agent": AGENT, "judge": text(null=True), "trials": TRIALS, "truncate": whole(1, null=True),
-           "cubeful": flag(), "vr": flag(), "seed": SEED, "se": number(above=0, null=True),
-           "seconds": number(above=0, null=True), "processes": processes(), "backend": choice("local", "ray"),
-           "ray_address": text(null=True), "batch": whole(1), "prune": flag(), "database": flag(),
-           "output": output_file(null=True), "progress": flag()}
-BENCH_ERRORS = {"agent": agent_list(one=True), "positions": whole(1, 10**6, why="a gnubg reference of a million positions is weeks of gnubg"),
-                "seed": SEED, "judge": choice("gnubg", "rollout"), "judge_file": text(null=True), "ref_plies": PLY,
-                "cache": output_dir(null=True), "workers": WORKERS, "worst": whole(0)}
-BENCH_CUBE = {"checkpoint": text(), "positions": whole(1, 10**6, why="a gnubg reference of a million positions is weeks of gnubg"),
-              "seed": SEED, "ply": plies(), "reference": text(null=True), "misses": flag(), "gnubg_probs": flag()}
-PRUNE = {"checkpoint": text(null=True), "out": output_file(null=True), "positions": whole(1, 10**8, why="a hundred million positions fill memory"),
-         "hidden": whole(1, WIDTHS_MOST, why="the width of a layer"), "seed": SEED}
-EXPORT = {"checkpoint": text(null=True), "out": output_file(null=True)}
-LEAGUE = {"run": text(), "limit": whole(1), "games_vs_pubeval": whole(1), "games_per_pair": whole(1), "ply": PLY,
-          "seed": SEED, "processes": PROCESSES, "out": output_dir()}
 ITERATE = {
     "seed": SEED, "start": text(), "out_dir": output_dir(), "generations": whole(1), "budget": duration(),
     "progress": flag(),

@@ -12,6 +12,7 @@ blocked, which they inherit until :func:`follow_the_main_process` ignores it.
 """
 
 import multiprocessing
+import multiprocessing.connection
 import os
 import signal
 import threading
@@ -33,8 +34,11 @@ def follow_the_main_process(*_) -> None:
     parent_pid = parent.pid if parent is not None else os.getppid()  # the starter, even if already gone
 
     def watch() -> None:
-        while os.getppid() == parent_pid:
-            time.sleep(PARENT_POLL_SECONDS)
+        if os.getppid() == parent_pid:  # fork, spawn: the starter is our parent, until it dies
+            while os.getppid() == parent_pid:
+                time.sleep(PARENT_POLL_SECONDS)
+        else:  # forkserver: our parent is the fork server; the starter's end of a pipe closes as it dies
+            multiprocessing.connection.wait([parent.sentinel])
         os._exit(1)
 
     threading.Thread(target=watch, name="bgzero-main-process-watch", daemon=True).start()

@@ -3,9 +3,11 @@
 
 import pytest
 import torch
-from hydra import compose, initialize_config_dir
 
 from bgzero import paths
+from bgzero.cli import hydra_compose
+from bgzero.cli.options import compose
+from bgzero.cli.schemas import COMMANDS
 from bgzero.value.checkpoint import save_checkpoint
 from bgzero.value.net import NetConfig, ValueNet
 
@@ -13,9 +15,11 @@ CONFIGS = paths.CONFIGS
 
 
 def compose_config(name: str, *overrides: str):
-    """Command ``name``'s config (``configs/NAME.yaml``) with ``overrides``: the one way tests make one."""
-    with initialize_config_dir(config_dir=str(CONFIGS), version_base="1.3"):
-        return compose(name, overrides=list(overrides))
+    """Command ``name``'s config with ``overrides``, as the command reads its arguments: the one way
+    tests make one (``train`` and ``iterate`` by Hydra, the others from :mod:`bgzero.cli.schemas`)."""
+    if name in COMMANDS:
+        return compose(COMMANDS[name][1], list(overrides))
+    return hydra_compose(name, list(overrides))
 
 
 def compose_train(*overrides: str):

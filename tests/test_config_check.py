@@ -12,7 +12,8 @@ from bgzero.cli import eval as eval_cli
 from bgzero.cli import match as match_cli
 from bgzero.cli import play as play_cli
 from bgzero.cli import serve as serve_cli
-from bgzero.config_check import PLAY, check
+from bgzero.cli.options import check
+from bgzero.cli.schemas import Play
 from bgzero.engine.ids import MAX_MATCH_LENGTH
 from bgzero.errors import ConfigError, OutputError
 from bgzero.learn.run_lock import RunLock, RunLockedError
@@ -42,18 +43,18 @@ def test_train_out_dir_that_is_a_file(tmp_path):
 
 @pytest.mark.parametrize("cli,name,override", [
     (serve_cli, "serve", "port=abc"), (serve_cli, "serve", "log_level=FOO"), (serve_cli, "serve", "idle_timeout=0"),
-    (eval_cli, "evaluate", "seed=-1"), (match_cli, "match", "pace=-1"), (match_cli, "match", "pace=nan"),
+    (eval_cli, "eval", "seed=-1"), (match_cli, "match", "pace=-1"), (match_cli, "match", "pace=nan"),
     (play_cli, "play", "confirm=maybe"), (play_cli, "play", "jacoby=yes")])
 def test_cli_values(cli, name, override):
     with pytest.raises(ConfigError, match=override.split("=")[0]):
-        cli.run(compose_config(name, {"evaluate": "games=2", "match": "games=2", "play": "name=you"}.get(name, "host=localhost"),
+        cli.run(compose_config(name, {"eval": "games=2", "match": "games=2", "play": "name=you"}.get(name, "host=localhost"),
                      override))
 
 
 def test_output_paths_are_checked_before_the_work(tmp_path):
     (tmp_path / "file").write_text("")
     with pytest.raises(ConfigError, match="is a file"):
-        eval_cli.run(compose_config("evaluate", "a=pubeval", "b=random", "games=100000000", f"out={tmp_path / 'file'}"))
+        eval_cli.run(compose_config("eval", "a=pubeval", "b=random", "games=100000000", f"out={tmp_path / 'file'}"))
     with pytest.raises(ConfigError, match="is a file"):
         match_cli.run(compose_config("match", "a=pubeval", "b=random", "matches=100000", f"out={tmp_path / 'file'}"))
     with pytest.raises(ConfigError, match="is a directory"):
@@ -65,9 +66,9 @@ def test_output_paths_are_checked_before_the_work(tmp_path):
 
 def test_options_whose_choices_include_true_and_false_take_them():
     for colour in ("auto", True, False):
-        check(compose_config("play", f"colour={str(colour).lower()}"), PLAY)
+        check(compose_config("play", f"colour={str(colour).lower()}"), Play)
     with pytest.raises(ConfigError, match="colour='maybe' is not allowed: one of auto, true, false$"):
-        check(compose_config("play", "colour=maybe"), PLAY)
+        check(compose_config("play", "colour=maybe"), Play)
 
 
 def test_a_match_length_is_what_a_match_id_holds_and_money_rules_stay_in_money():
@@ -83,7 +84,7 @@ def test_a_match_length_is_what_a_match_id_holds_and_money_rules_stay_in_money()
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs Linux's /proc, which refuses new files even to root")
 def test_an_output_folder_that_cannot_be_made_is_refused_before_the_work():
     with pytest.raises(ConfigError, match="cannot write under /proc/bgzero-out"):
-        eval_cli.run(compose_config("evaluate", "a=pubeval", "b=random", "games=100000000", "out=/proc/bgzero-out"))
+        eval_cli.run(compose_config("eval", "a=pubeval", "b=random", "games=100000000", "out=/proc/bgzero-out"))
     with pytest.raises(ConfigError, match="cannot write under /proc"):
         analyze.run(compose_config("analyze", "match=whatever.mat", "html=/proc/bgzero.html"))
 

@@ -19,7 +19,7 @@ CONFIGS = str(ROOT / "configs")
 
 
 def _eval(tmp_path, *overrides):
-    return eval_cli.run(compose_config("evaluate", "a=pubeval", "b=random:1", "games=4", "processes=1", "progress=false",
+    return eval_cli.run(compose_config("eval", "a=pubeval", "b=random:1", "games=4", "processes=1", "progress=false",
                              f"out={tmp_path / 'e'}", *overrides))
 
 
@@ -73,7 +73,7 @@ def test_a_file_that_is_not_a_report_is_refused_before_the_games(tmp_path):
 def test_a_report_that_is_an_input_or_the_result_is_refused(tmp_path):
     checkpoint = ROOT / "checkpoints" / "reference.safetensors"
     with pytest.raises(ConfigError, match=r"report=.* is also the input a=.*writing it would destroy that file"):
-        eval_cli.run(compose_config("evaluate", f"a=checkpoint:{checkpoint}@0", "b=pubeval", "games=4", f"out={tmp_path / 'e'}",
+        eval_cli.run(compose_config("eval", f"a=checkpoint:{checkpoint}@0", "b=pubeval", "games=4", f"out={tmp_path / 'e'}",
                           f"report={checkpoint}"))
     with pytest.raises(ConfigError, match=r"report=.* is also the output out="):
         _eval(tmp_path, f"report={tmp_path / 'e' / 'result.json'}")

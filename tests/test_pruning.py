@@ -3,16 +3,13 @@
 import pickle
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
-from omegaconf import OmegaConf
 
 from bgzero.agents import search
 from bgzero.agents.search import best_replies, evaluate_ply
-from bgzero.cli import CONFIGS
 from bgzero.cli.prune import run
 from bgzero.engine.bearoff.one_sided import is_bearoff
 from bgzero.engine.classify import BEAROFF, CONTACT, OVER, RACE, classify, is_race
@@ -27,6 +24,7 @@ from bgzero.value.evaluator import Evaluator
 from bgzero.value.net import NetConfig, ValueNet
 from bgzero.value.probs import equity
 from bgzero.value.pruning import PruningNet
+from tests.conftest import compose_config
 
 
 @pytest.fixture(scope="module")
@@ -206,9 +204,8 @@ def test_bgzero_prune_stores_a_pruning_net_that_search_uses(tiny_checkpoint, tmp
     ({"checkpoint": "/nonexistent.pt"}, CheckpointError, "does not exist"),
     ({"positions": 10}, ConfigError, "too few")])
 def test_bgzero_prune_bad_input_is_named(tiny_checkpoint, overrides, error, message):
-    cfg = OmegaConf.merge(OmegaConf.load(Path(CONFIGS) / "prune.yaml"),
-                          {"checkpoint": str(tiny_checkpoint), **overrides} if overrides else {})
-    cfg.pop("defaults")
+    given = {"checkpoint": str(tiny_checkpoint), **overrides} if overrides else {}
+    cfg = compose_config("prune", *(f"{key}={value}" for key, value in given.items()))
     with pytest.raises(error, match=message):
         run(cfg)
 

@@ -108,18 +108,16 @@ def test_replay_reads_a_bounded_amount(tmp_path, suffix, capsys):
 
 
 @pytest.mark.parametrize("pace", ["-1", "nan", "inf", "abc", "1e9"])
-def test_replay_pace_is_checked(pace, capsys):
-    with pytest.raises(SystemExit):
+def test_replay_pace_is_checked(pace):
+    with pytest.raises(SystemExit, match=r"^bgzero-replay: pace=.* is not allowed: .*, or enter$"):
         replay_main([__file__, f"pace={pace}"])
-    assert "pace=" in capsys.readouterr().err
 
 
-def test_replay_names_a_missing_file_and_checks_jacoby(tmp_path, capsys):
+def test_replay_names_a_missing_file_and_checks_jacoby(tmp_path):
     with pytest.raises(SystemExit, match=r"^bgzero-replay: cannot read .*nope.mat: No such file or directory$"):
         replay_main([str(tmp_path / "nope.mat")])
-    with pytest.raises(SystemExit):
+    with pytest.raises(SystemExit, match=r"^bgzero-replay: jacoby='maybe' is not allowed: true or false$"):
         replay_main([__file__, "jacoby=maybe"])
-    assert "jacoby=maybe: true or false" in capsys.readouterr().err
 
 
 def test_an_unfinished_match_is_not_called_a_money_session():

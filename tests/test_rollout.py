@@ -256,11 +256,29 @@ def test_ray_actors_give_the_same_numbers(player):
         ray.shutdown()
 
 
-def test_workers_fork_only_where_it_is_safe():
+def test_workers_fork_only_where_it_is_safe_and_else_come_from_a_fork_server():
     assert start_method("linux", torch_loaded=False, threads=1) == "fork"
-    assert start_method("linux", torch_loaded=True, threads=1) == "spawn"  # torch's pool would not survive
-    assert start_method("linux", torch_loaded=False, threads=3) == "spawn"  # e.g. inside bgzero-web
+    assert start_method("linux", torch_loaded=True, threads=1) == "forkserver"  # torch's pool would not survive
+    assert start_method("linux", torch_loaded=False, threads=3) == "forkserver"  # e.g. inside bgzero-web
     assert start_method("darwin", torch_loaded=False, threads=1) == "spawn"
+
+
+def test_workers_from_a_fork_server_give_the_same_numbers():
+    """A thread running (as in bgzero-web) makes the workers come from a fork server."""
+    code = ("import sys, threading\n"
+            "from bgzero.engine.board import START\n"
+            "from bgzero.rollout import rollout_positions\n"
+            "from bgzero.rollout.lockstep import RolloutSettings\n"
+            "from bgzero.rollout.parallel import PlayerSpec\n"
+            "stop = threading.Event(); threading.Thread(target=stop.wait, daemon=True).start()\n"
+            "s = RolloutSettings(trials=60, truncate=9, seed=4, batch=40)\n"
+            f"spec = PlayerSpec({REFERENCE!r})\n"
+            "assert rollout_positions(START[None], spec, s, processes=2) == rollout_positions(START[None], spec, s)\n"
+            "import multiprocessing.forkserver as fs\n"
+            "assert fs._forkserver._forkserver_pid is not None, 'no fork server ran'\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                          cwd=Path(__file__).resolve().parents[1])
+    assert done.returncode == 0, done.stderr
 
 
 def test_forked_workers_give_the_same_numbers():

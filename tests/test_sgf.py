@@ -112,14 +112,12 @@ def test_match_command_saves_sgf_and_replay_reads_it(tmp_path, capsys):
 
 
 def test_match_command_refuses_an_unknown_format(tmp_path):
-
-    from bgzero.cli.match import run
     from bgzero.errors import ConfigError
 
-    cfg = compose_config("match", "a=random:1", "b=pubeval", "length=1", "matches=1", f"out={tmp_path}",
-                         "progress=false", "format=pgn")
-    with pytest.raises(ConfigError, match="format='pgn'"):
-        run(cfg)
+    with pytest.raises(ConfigError, match="format='pgn' is not allowed: one of mat, sgf, both"):
+        compose_config("match", "a=random:1", "b=pubeval", "length=1", "matches=1", f"out={tmp_path}",
+                       "progress=false", "format=pgn")
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_play_saves_sgf_with_a_resignation(tmp_path):

@@ -23,6 +23,7 @@ from bgzero.match.sgf import format_sgf, parse_sgf  # noqa: E402
 from bgzero.ui.person_match import OVER  # noqa: E402
 from bgzero.web.api import create_app  # noqa: E402
 from bgzero.web.engine import BusyError, Engine  # noqa: E402
+from tests.conftest import compose_config  # noqa: E402
 from tests.web_server import free_port  # noqa: E402
 
 START = "4HPwATDgc/ABMA"
@@ -108,12 +109,11 @@ def test_evaluate_and_cube(client):
 
 
 def test_the_cube_answer_words_the_proper_action_as_bgzero_hint_prints_it(client):
-    from bgzero.cli import plain_compose
     from bgzero.cli.hint import run
 
     position, match = "4HPwATDgc/ABMA", "MAHgACAAIAAE"  # the start, 7-point match at 2-4 (README's example)
     cube = client.get("/api/cube", params={"position": position, "match": match}).json()
-    printed = run(plain_compose("hint", [f"position={position}", f"match={match}", "agent=strong"]))
+    printed = run(compose_config("hint", f"position={position}", f"match={match}", "agent=strong"))
     assert f"Proper cube action: {cube['proper_action']}" in printed.splitlines()
     assert cube["proper_action"] == "No double, take"
 
@@ -293,10 +293,7 @@ def test_a_broken_chunked_body_logs_no_traceback(caplog):
 
 
 def test_an_agent_that_cannot_load_stops_the_server_at_start():
-    from omegaconf import OmegaConf
-
-    cfg = OmegaConf.load("configs/web.yaml")
-    cfg.agents, cfg.default_agent = ["checkpoint:no/such.pt", "strong"], "strong"
+    cfg = compose_config("web", "agents=[checkpoint:no/such.pt,strong]", "default_agent=strong")
     with pytest.raises(ConfigError, match="'checkpoint:no/such.pt' cannot be loaded: .*does not exist"):
         build(cfg)
 
@@ -386,24 +383,18 @@ def test_a_full_queue_refuses_at_once():
 
 
 def test_cli_config_defaults_to_localhost_and_checks_values():
-    from hydra import compose, initialize_config_dir
-
-    from bgzero import paths
-
-    with initialize_config_dir(config_dir=str(paths.CONFIGS), version_base="1.3"):
-        cfg = compose("web")
-        assert cfg.host == "127.0.0.1"
-        with pytest.raises(ConfigError, match="port"):
-            build(compose("web", overrides=["port=70000"]))
-        with pytest.raises(ConfigError, match="not offered"):
-            build(compose("web", overrides=["default_agent=gnubg"]))
-        # each was a ValueError or KeyError traceback before the web config had a schema
-        for override, named in (("port=abc", "port='abc'"), ("agents=strong", "agents='strong'"),
-                                ("log_level=loud", "log_level='loud'"), ("sessions=0", "sessions=0"),
-                                ("host=''", "host=''"), ("long_queue=0", "long_queue=0"),
-                                ("games_per_client=0", "games_per_client=0"), ("idle_minutes=0", "idle_minutes=0")):
-            with pytest.raises(ConfigError, match=named):
-                build(compose("web", overrides=[override]))
+    assert compose_config("web").host == "127.0.0.1"
+    with pytest.raises(ConfigError, match="port"):
+        build(compose_config("web", "port=70000"))
+    with pytest.raises(ConfigError, match="not offered"):
+        build(compose_config("web", "default_agent=gnubg"))
+    # each was a ValueError or KeyError traceback before the web config had a schema
+    for override, named in (("port=abc", "port='abc'"), ("agents=strong", "agents='strong'"),
+                            ("log_level=loud", "log_level='loud'"), ("sessions=0", "sessions=0"),
+                            ("host=''", "host=''"), ("long_queue=0", "long_queue=0"),
+                            ("games_per_client=0", "games_per_client=0"), ("idle_minutes=0", "idle_minutes=0")):
+        with pytest.raises(ConfigError, match=named):
+            build(compose_config("web", override))
 
 
 @pytest.mark.slow

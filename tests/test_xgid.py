@@ -90,14 +90,21 @@ def _seen_by_roller(info: MatchInfo) -> tuple:
     return info.cube_value, owner, info.dice, info.score[me], info.score[1 - me], info.match_length
 
 
-def test_gnubg_style_positional_arguments_become_overrides():
-    from bgzero.cli import positional_args
+def test_gnubg_style_positional_arguments_fill_the_options_and_an_xgid_needs_no_quotes():
+    from tests.conftest import compose_config
 
-    assert positional_args(["hint", "4HPwATDgc/ABMA", "31", "agent=strong"], ("position", "dice")) == [
-        "hint", "position='4HPwATDgc/ABMA'", "dice='31'", "agent=strong"]
-    assert positional_args(["hint", START_XGID], ("position", "dice")) == ["hint", f"position='{START_XGID}'"]
-    assert positional_args(["hint", "4HPwATDgc/ABMA", "--cfg", "job"], ("position", "dice")) == [
-        "hint", "position='4HPwATDgc/ABMA'", "--cfg", "job"]  # a flag's value is no positional argument
+    def hint(*args):
+        from bgzero.cli.options import compose
+        from bgzero.cli.schemas import Hint
+
+        cfg = compose(Hint, list(args), ("position", "dice"))
+        return cfg.position, cfg.dice, cfg.agent
+
+    assert hint("4HPwATDgc/ABMA", "31", "agent=strong") == ("4HPwATDgc/ABMA", 31, "strong")
+    assert hint(START_XGID) == (START_XGID, None, "strong")  # its XGID= is no option
+    assert hint(f"position={START_XGID}", "dice=3-1") == (START_XGID, "3-1", "strong")
+    assert hint("dice=[3,1]", "4HPwATDgc/ABMA") == ("4HPwATDgc/ABMA", [3, 1], "strong")  # position still free
+    assert compose_config("hint", "position=12345").position == "12345"  # text, as the option is
 
 
 @pytest.mark.slow  # a fresh interpreter loads torch and the shipped net

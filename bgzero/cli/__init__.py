@@ -1,6 +1,5 @@
-"""Thin command-line entry points (Hydra apps) over the library."""
+"""Thin command-line entry points over the library: reading their options, and ending in one line."""
 
-import difflib
 import errno
 import functools
 import os
@@ -9,7 +8,6 @@ import signal
 import sys
 import threading
 from contextlib import contextmanager
-from datetime import datetime
 from pathlib import Path
 
 from bgzero import paths
@@ -42,76 +40,73 @@ def wants_help(args: list[str]) -> bool:
     return any(arg in ("--help", "-h") for arg in args)
 
 
-def hydra_main(config_name: str, prog: str | None = None, preflight=None):
-    """``hydra.main`` on ``configs/CONFIG_NAME.yaml``, with :func:`config_help` as ``--help``, and
-    :func:`plain_compose` first: where it composes the config, Hydra is not run, nor imported.
-
-    ``preflight(cfg)`` checks a command whose Hydra run writes files (its output folder, ``.hydra/``
-    and a log) before Hydra makes them: a refused command leaves nothing behind.
-    """
-    name = prog or f"bgzero-{config_name}"
-
+def command(name: str, positional: tuple[str, ...] = ()):
+    """The ``main`` of command ``name``: its options (:mod:`bgzero.cli.schemas`) read from the command
+    line (or ``main(argv)``'s list) and checked, then ``fn(cfg)``. Bare arguments fill ``positional``
+    in order, as gnubg's ``hint 4HPwATDgc/ABMA 31``; a mistake is one line naming it, before any work."""
     def wrap(fn):
         @functools.wraps(fn)
-        def main(*args, **kwargs):
-            if wants_help(sys.argv[1:]):
-                print(config_help(config_name, name))
-                return None
-            sys.argv = quoted_xgids(sys.argv)
-            try:
-                cfg = None if args or kwargs else plain_compose(config_name, sys.argv[1:])
-                if cfg is None and not args and not kwargs:
-                    _preflight(config_name, sys.argv[1:], preflight)
-            except BgzeroError as e:
-                raise SystemExit(f"{name}: {e}") from None
-            if cfg is not None:
-                return fn(cfg)
-            import hydra
+        def main(argv: list[str] | None = None):
+            from bgzero.cli.options import compose, help_text
+            from bgzero.cli.schemas import COMMANDS
 
-            return hydra.main(version_base="1.3", config_path=CONFIGS, config_name=config_name)(fn)(*args, **kwargs)
+            prog, schema = COMMANDS[name]
+            args = sys.argv[1:] if argv is None else argv
+            if wants_help(args):
+                print(help_text(schema, prog))
+                return None
+            try:
+                cfg = compose(schema, args, positional)
+            except BgzeroError as e:
+                raise SystemExit(f"{prog}: {e}") from None
+            return fn(cfg)
         return main
     return wrap
 
 
-def agents_preflight(schema):
-    """The preflight (for :func:`hydra_main`) of a command that pits agent ``a`` against ``b``:
-    its config against ``schema``, its processes and both agents, checked before any work."""
-    def preflight(cfg) -> None:
-        from bgzero.agents.specs import make_agent
-        from bgzero.config_check import check, count_of_processes
+def hydra_main(config_name: str, check):
+    """The ``main`` of a Hydra command (``bgzero-train``, ``bgzero-iterate``: config groups,
+    ``experiment=``, sweeps) on ``configs/CONFIG_NAME.yaml``: the config composed by Hydra's compose
+    API, ``check(cfg)``-ed, then ``fn(cfg)``; Hydra's own ``main`` runs only for its flags
+    (``-m`` sweeps, ``--cfg job``), and :func:`config_help` is ``--help``."""
+    name = f"bgzero-{config_name}"
 
-        check(cfg, schema)
-        count_of_processes("processes", cfg.processes)
-        for spec in (cfg.a, cfg.b):
-            make_agent(spec)
-    return preflight
+    def wrap(fn):
+        @functools.wraps(fn)
+        def main():
+            args = sys.argv[1:]
+            if wants_help(args):
+                print(config_help(config_name, name))
+                return None
+            if any(arg.startswith("-") or arg.lstrip("+~").startswith("hydra.") for arg in args):
+                import hydra
+
+                return hydra.main(version_base="1.3", config_path=CONFIGS, config_name=config_name)(fn)()
+            try:
+                cfg = hydra_compose(config_name, args)
+                check(cfg)
+            except BgzeroError as e:
+                raise SystemExit(f"{name}: {e}") from None
+            return fn(cfg)
+        return main
+    return wrap
 
 
 _NO_OPTION = re.compile(r"Could not override '([^']+)'")
 
 
-def _no_option(key: str, cfg) -> ConfigError:
-    """An option ``cfg`` lacks, named with the nearest option it has (a typo's likely meaning) and
-    the options at that level: an unknown key is a mistake, never a setting silently ignored."""
-    from omegaconf import DictConfig, OmegaConf
-
-    parent, _, _ = key.rpartition(".")
-    level = OmegaConf.select(cfg, parent) if parent else cfg
-    options = list(level) if isinstance(level, DictConfig) else list(cfg)
-    nearest = difflib.get_close_matches(key, _dotted_keys(OmegaConf.to_container(cfg, resolve=False)), n=1)
-    hint = f" (nearest: {nearest[0]})" if nearest else ""
-    where = f"the options under {parent} are" if parent and isinstance(level, DictConfig) else "the options are"
-    return ConfigError(f"no option {key!r}{hint}; {where} {', '.join(options)} (--help says what each does)")
-
-
 def _dotted_keys(node: dict, prefix: str = "") -> list[str]:
-    """Every key of a nested config, as ``td.lam``: the sections and the values in them."""
+    """Every value's key of a nested config, as ``td.lam``."""
     keys = []
     for name, value in node.items():
-        keys.append(prefix + str(name))
-        if isinstance(value, dict):
-            keys += _dotted_keys(value, f"{prefix}{name}.")
+        keys += _dotted_keys(value, f"{prefix}{name}.") if isinstance(value, dict) else [prefix + str(name)]
     return keys
+
+
+def _keys_of(cfg) -> list[str]:
+    from omegaconf import OmegaConf
+
+    return _dotted_keys(OmegaConf.to_container(cfg, resolve=False))
 
 
 def _additions(overrides: list[str]) -> list[str]:
@@ -125,33 +120,20 @@ def _additions(overrides: list[str]) -> list[str]:
     return out
 
 
-def _refuse_unknown_keys(cfg, compose_without) -> None:
-    """Refuse a key that only a ``+KEY=VALUE`` put in ``cfg``: Hydra adds it where the command
-    never reads it (``bgzero-hint ... +dicee=31`` evaluated the position, ignoring the roll).
-    ``compose_without()`` composes the config without those additions: the keys a command knows."""
-    from omegaconf import OmegaConf
-
-    known = compose_without()
-    have = set(_dotted_keys(OmegaConf.to_container(known, resolve=False)))
-    for key in _dotted_keys(OmegaConf.to_container(cfg, resolve=False)):
-        if key not in have:
-            raise _no_option(key, known)
-
-
 def _one_line(message: str) -> str:
     """A multi-line message (Hydra's, OmegaConf's) as one line."""
     return " ".join(line.strip() for line in message.splitlines() if line.strip())
 
 
-def _preflight(config_name: str, overrides: list[str], check) -> None:
-    """Compose the config Hydra will run and ``check`` it (if given). A mistake Hydra finds
-    (an option the config lacks, a config group's unknown choice, a value its grammar
-    refuses) is refused in one line; flags and Hydra's own settings are left to Hydra."""
-    if any(arg.startswith("-") or arg.lstrip("+~").startswith("hydra.") for arg in overrides):
-        return
+def hydra_compose(config_name: str, overrides: list[str]):
+    """The config Hydra composes for ``configs/CONFIG_NAME.yaml`` and ``overrides``. A mistake Hydra
+    finds (an option the config lacks, a group's unknown choice, a value its grammar refuses), or a
+    ``+KEY=VALUE`` adding a key the command never reads, is one ConfigError line."""
     from hydra import compose, initialize_config_dir
     from hydra.errors import HydraException
     from omegaconf.errors import OmegaConfBaseException
+
+    from bgzero.cli.options import no_option
 
     with initialize_config_dir(config_dir=CONFIGS, version_base="1.3"):
         try:
@@ -159,99 +141,15 @@ def _preflight(config_name: str, overrides: list[str], check) -> None:
         except (HydraException, OmegaConfBaseException) as e:
             unknown = _NO_OPTION.match(str(e))
             if unknown and "To append to your config" in str(e):  # Hydra's advice would add a key no one reads
-                raise _no_option(unknown[1], compose(config_name)) from None
+                raise no_option(unknown[1], _keys_of(compose(config_name))) from None
             said = str(e).split("Config search path")[0]  # Hydra's list of where it looked says nothing new
             raise ConfigError(_one_line(said)) from None
         additions = _additions(overrides)
         if additions:
-            _refuse_unknown_keys(cfg, lambda: compose(config_name, overrides=[
-                o for o in overrides if o not in additions]))
-    if check is not None:
-        try:
-            check(cfg)
-        except OmegaConfBaseException as e:  # reading a value it cannot resolve, e.g. ${nope}
-            raise ConfigError(_one_line(str(e))) from None
-
-
-# --------------------------------------------------------------------------- composing without Hydra
-#
-# Importing Hydra and running it costs most of a second before a command starts, more than a
-# hint's own work. A config whose Hydra settings are PLAIN (no config groups, no logging, no
-# output folder, no change of directory) gets nothing from a run but its composition: the
-# file, with key=value overrides merged in, in struct mode. plain_compose composes exactly
-# that, for overrides of a plain form whose value Hydra's grammar types without doubt (a
-# quoted string, or one bare word: null, a bool, an int, a float or a string, by Hydra's own
-# token rules). An option the file lacks is refused in one line, naming the options there are.
-# Anything else (a flag, a list, a sweep, an interpolation, a +/~ override, a nested key
-# the file lacks) is left to Hydra, which then runs as before and words its own errors;
-# tests/test_startup.py holds the subset to Hydra's parser.
-
-PLAIN = {"defaults": [{"override hydra/job_logging": "none"}, {"override hydra/hydra_logging": "none"}, "_self_"],
-         "hydra": {"output_subdir": None, "run": {"dir": "."}, "job": {"chdir": False}}}
-
-_KEY = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*", re.ASCII)
-_QUOTED = re.compile(r"'([^'\\$]*)'|\"([^\"\\$]*)\"")
-_BARE = re.compile(r"[\w/+.@%*?|:-]+", re.ASCII)
-_UINT = r"(?:0|[1-9](?:_?[0-9])*)"
-_DIGITS = r"[0-9](?:_?[0-9])*"
-_POINT = rf"(?:{_UINT}\.|(?:{_UINT})?\.{_DIGITS})"
-_INT = re.compile(rf"[+-]?{_UINT}")
-_FLOAT = re.compile(rf"[+-]?(?:{_POINT}|(?:{_UINT}|{_POINT})[eE][+-]?{_DIGITS}|[Ii][Nn][Ff]|[Nn][Aa][Nn])")
-_DECLINED = object()
-
-
-def parse_override(text: str):
-    """``(key, value)`` as Hydra parses ``key=value``, or None for a form left to Hydra."""
-    key, equal, value = text.partition("=")
-    if not equal or not _KEY.fullmatch(key) or key.split(".")[0] in PLAIN:
-        return None
-    parsed = _value(value)
-    return None if parsed is _DECLINED else (key, parsed)
-
-
-def _value(text: str):
-    quoted = _QUOTED.fullmatch(text)
-    if quoted:
-        return quoted[1] if quoted[1] is not None else quoted[2]
-    if not _BARE.fullmatch(text):
-        return _DECLINED
-    if text.lower() == "null":
-        return None
-    if text.lower() in ("true", "false"):
-        return text.lower() == "true"
-    if _INT.fullmatch(text):
-        return int(text.replace("_", ""))
-    if _FLOAT.fullmatch(text):
-        return float(text.replace("_", ""))
-    return text
-
-
-def plain_compose(config_name: str, overrides: list[str]):
-    """The config Hydra would compose for ``configs/CONFIG_NAME.yaml`` and ``overrides``, or None
-    where Hydra must run (a config that is not plain, or an override of another form).
-    Raises :class:`ConfigError` for an option the plain config lacks."""
-    from omegaconf import OmegaConf
-    from omegaconf.errors import OmegaConfBaseException
-
-    parsed = [parse_override(o) for o in overrides]
-    if None in parsed:
-        return None
-    if not OmegaConf.has_resolver("now"):  # Hydra's, for out=runs/eval/${now:%Y%m%d-%H%M%S}: one time per run
-        OmegaConf.register_new_resolver("now", lambda pattern: datetime.now().strftime(pattern), use_cache=True)
-    cfg = OmegaConf.load(Path(CONFIGS) / f"{config_name}.yaml")
-    if {k: OmegaConf.to_container(cfg[k]) for k in PLAIN if k in cfg} != PLAIN:
-        return None
-    for key in PLAIN:
-        del cfg[key]
-    OmegaConf.set_struct(cfg, True)
-    unknown = [key for key, _ in parsed if key.split(".")[0] not in cfg]
-    if unknown:
-        raise _no_option(unknown[0], cfg)
-    try:
-        for key, value in parsed:
-            OmegaConf.update(cfg, key, value, merge=True)
-    except OmegaConfBaseException:  # a nested key the config lacks, a value of the wrong type: Hydra says which
-        return None
+            known = _keys_of(compose(config_name, overrides=[o for o in overrides if o not in additions]))
+            for key in _keys_of(cfg):
+                if key not in known:
+                    raise no_option(key, known)
     return cfg
 
 
@@ -324,33 +222,3 @@ def one_line_errors(prog: str):
 def _interrupted(message: str):
     print(message, file=sys.stderr, flush=True)
     raise SystemExit(130) from None
-
-
-_FLAGS_WITH_VALUES = {"--cfg", "-c", "--package", "-p", "--config-path", "-cp", "--config-name", "-cn",
-                      "--config-dir", "-cd", "--experimental-rerun"}
-"""Hydra's flags that take the next argument as their value (so it is no positional argument);
-``--info``'s value is optional, so what follows it stays positional."""
-_OVERRIDE = re.compile(r"[+~]*[A-Za-z_][\w.]*=")
-_XGID_VALUE = re.compile(r"([A-Za-z_][\w.]*)=(XGID=[^'\"]*)", re.IGNORECASE)
-
-
-def quoted_xgids(argv: list[str]) -> list[str]:
-    """``position=XGID=...`` as ``position='XGID=...'``: an XGID is written with its ``XGID=``,
-    whose ``=`` Hydra's grammar takes only inside quotes."""
-    return [f"{m[1]}='{m[2]}'" if (m := _XGID_VALUE.fullmatch(arg)) else arg for arg in argv]
-
-
-def positional_args(argv: list[str], names: tuple[str, ...]) -> list[str]:
-    """gnubg's habit, ``bgzero-hint 4HPwATDgc/ABMA 31``: bare arguments become ``names[k]=VALUE``.
-
-    Hydra takes only ``key=value``; a bare argument (or an XGID, whose ``XGID=`` is no key)
-    fills the next of ``names``, quoted so ``:`` and ``=`` pass Hydra's grammar.
-    """
-    out, free = argv[:1], list(names)
-    for k, arg in enumerate(argv[1:], 1):
-        bare = not arg.startswith("-") and (not _OVERRIDE.match(arg) or arg.upper().startswith("XGID="))
-        if bare and free and argv[k - 1] not in _FLAGS_WITH_VALUES:
-            out.append(f"{free.pop(0)}='{arg}'")
-        else:
-            out.append(arg)
-    return out

@@ -19,8 +19,10 @@ from bgzero.agents.specs import checkpoint_file
 from bgzero.analysis.match import analyse_matches, format_rollouts, format_summary, merge_analyses, rollout_worst
 from bgzero.analysis.position import best_moves, evaluator_from_spec
 from bgzero.atomic import atomic_write, atomic_write_text
-from bgzero.cli import hydra_main, one_line_errors, positional_args
-from bgzero.config_check import ANALYZE, check, check_output_file, distinct_files
+from bgzero.cli import command, one_line_errors
+from bgzero.cli.options import check
+from bgzero.cli.schemas import Analyze
+from bgzero.config_check import check_output_file, distinct_files
 from bgzero.engine.parse import parse_dice, read_position_and_match
 from bgzero.errors import BgzeroError, ConfigError, InvalidDiceError, InvalidPositionError
 from bgzero.match.files import SUFFIXES, check_suffix, read_match_file
@@ -44,7 +46,7 @@ class Entry(NamedTuple):
 
 def run(cfg: DictConfig) -> dict:
     """Analyse ``cfg.input`` into ``cfg.output``; returns the counts it prints."""
-    check(cfg, ANALYZE)
+    check(cfg, Analyze)
     if cfg.get("match") is not None:
         if cfg.input is not None:
             raise ConfigError("pass input=FILE (positions) or match=FILE|FOLDER (a match), not both")
@@ -186,16 +188,11 @@ def run_match(cfg: DictConfig) -> dict:
     return result.as_dict(decisions=False)
 
 
-@hydra_main("analyze")
-def _main(cfg: DictConfig) -> None:
+@command("analyze", positional=("match",))
+def main(cfg: DictConfig) -> None:
+    """``bgzero-analyze [FILE] [key=value ...]``: a bare .mat or .sgf file (or folder) is ``match=``."""
     with one_line_errors("bgzero-analyze"):
         run(cfg)
-
-
-def main() -> None:
-    """``bgzero-analyze [FILE] [key=value ...]``: a bare .mat or .sgf file (or folder) is ``match=``."""
-    sys.argv = positional_args(sys.argv, ("match",))
-    _main()
 
 
 if __name__ == "__main__":

@@ -1,8 +1,7 @@
 """``bgzero-bench``: the benchmarks' tables, one subcommand each.
 
-``bgzero-bench errors ...`` prints the move-error table (:mod:`bgzero.arena.errors_bench`, on
-``configs/bench_errors.yaml``); ``bgzero-bench cube ...`` the cube decisions against gnubg's
-(:mod:`bgzero.gnubg.cube_bench`, on ``configs/bench_cube.yaml``). The options after the
+``bgzero-bench errors ...`` prints the move-error table (:mod:`bgzero.arena.errors_bench`);
+``bgzero-bench cube ...`` the cube decisions against gnubg's (:mod:`bgzero.gnubg.cube_bench`). The options after the
 subcommand are ``key=value``, as every command's.
 """
 
@@ -10,9 +9,10 @@ import sys
 
 from omegaconf import DictConfig, ListConfig, OmegaConf
 
-from bgzero.cli import hydra_main, one_line_errors, wants_help
+from bgzero.cli import command, one_line_errors, wants_help
 from bgzero.cli.launch import BENCH_USAGE, bench_subcommand
-from bgzero.config_check import BENCH_CUBE, BENCH_ERRORS, check
+from bgzero.cli.options import check
+from bgzero.cli.schemas import BenchCube, BenchErrors
 
 
 def _listed(value) -> list:
@@ -24,7 +24,7 @@ def run_errors(cfg: DictConfig) -> list:
     """``bgzero-bench errors``: print the move-error table; returns its rows (agent, losses, seconds)."""
     from bgzero.arena.errors_bench import report
 
-    check(cfg, BENCH_ERRORS)
+    check(cfg, BenchErrors)
     return report([str(a) for a in _listed(cfg.agent)], judge=cfg.judge, judge_file=cfg.judge_file,
                   positions=cfg.positions, seed=cfg.seed, ref_plies=cfg.ref_plies, cache=cfg.cache,
                   workers=0 if cfg.workers == "auto" else cfg.workers, worst_n=cfg.worst)
@@ -34,18 +34,18 @@ def run_cube(cfg: DictConfig) -> None:
     """``bgzero-bench cube``: print the cube benchmark's tables."""
     from bgzero.gnubg.cube_bench import report
 
-    check(cfg, BENCH_CUBE)
+    check(cfg, BenchCube)
     report(str(cfg.checkpoint), positions=cfg.positions, seed=cfg.seed, plies=_listed(cfg.ply),
            reference=cfg.reference, show_misses=cfg.misses, gnubg_probs=cfg.gnubg_probs)
 
 
-@hydra_main("bench_errors", prog="bgzero-bench errors")
+@command("bench errors")
 def errors(cfg: DictConfig) -> None:
     with one_line_errors("bgzero-bench errors"):
         run_errors(cfg)
 
 
-@hydra_main("bench_cube", prog="bgzero-bench cube")
+@command("bench cube")
 def cube(cfg: DictConfig) -> None:
     with one_line_errors("bgzero-bench cube"):
         run_cube(cfg)
@@ -63,7 +63,7 @@ def main(argv: list[str] | None = None) -> None:
             print(BENCH_USAGE)
             return
         raise SystemExit(BENCH_USAGE)
-    sys.argv = [argv[0], *argv[2:]]  # the subcommand's own options, as Hydra reads them
+    sys.argv = [argv[0], *argv[2:]]  # the subcommand's own options
     SUBCOMMANDS[name]()
 
 

@@ -13,9 +13,11 @@ from bgzero.agents.specs import checkpoint_file
 from bgzero.arena import reports
 from bgzero.arena.duplicate import play_duplicate_from_specs
 from bgzero.atomic import atomic_write_text
-from bgzero.cli import agents_preflight, hydra_main, one_line_errors
+from bgzero.cli import command, one_line_errors
+from bgzero.cli.options import check
+from bgzero.cli.schemas import Evaluate
 from bgzero.cli.tensorboard_events import tensorboard_installed, write_scalars
-from bgzero.config_check import EVAL, check, count_of_processes, distinct_files
+from bgzero.config_check import count_of_processes, distinct_files
 from bgzero.errors import Interrupted
 
 
@@ -29,14 +31,8 @@ def check_report(cfg: DictConfig) -> None:
     reports.read(cfg.report)
 
 
-def preflight(cfg: DictConfig) -> None:
-    """The config, both agents and the report, checked before Hydra makes the output folder."""
-    agents_preflight(EVAL)(cfg)
-    check_report(cfg)
-
-
 def run(cfg: DictConfig) -> dict:
-    check(cfg, EVAL)
+    check(cfg, Evaluate)
     processes = count_of_processes("processes", cfg.processes)
     check_report(cfg)
     out = Path(cfg.out)
@@ -69,7 +65,7 @@ def run(cfg: DictConfig) -> dict:
     return record
 
 
-@hydra_main("evaluate", prog="bgzero-eval", preflight=preflight)
+@command("eval")
 def main(cfg: DictConfig) -> None:
     with one_line_errors("bgzero-eval"):
         run(cfg)

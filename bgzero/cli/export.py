@@ -4,8 +4,9 @@ from pathlib import Path
 
 from omegaconf import DictConfig
 
-from bgzero.cli import hydra_main, one_line_errors
-from bgzero.config_check import EXPORT, check
+from bgzero.cli import command, one_line_errors
+from bgzero.cli.options import check
+from bgzero.cli.schemas import Export
 from bgzero.errors import ConfigError
 from bgzero.value.checkpoint import load_evaluator, located, read_checkpoint, save_play
 from bgzero.value.playfile import SUFFIX
@@ -13,7 +14,7 @@ from bgzero.value.playfile import SUFFIX
 
 def run(cfg: DictConfig) -> str:
     """Read and check the checkpoint, write its play file, and read that back as an agent would."""
-    check(cfg, EXPORT)
+    check(cfg, Export)
     if cfg.checkpoint is None:
         raise ConfigError("no checkpoint: pass checkpoint=PATH.pt")
     source = located(cfg.checkpoint)
@@ -26,7 +27,7 @@ def run(cfg: DictConfig) -> str:
     return f"play file of {source} written to {out} ({out.stat().st_size / 1e6:.1f} MB); play it as checkpoint:{out}"
 
 
-@hydra_main("export")
+@command("export")
 def main(cfg: DictConfig) -> None:
     with one_line_errors("bgzero-export"):
         print(run(cfg))

@@ -1,6 +1,5 @@
 """``bgzero-hint``: gnubg's ``hint`` for one position: ranked moves, or evaluation and cube action."""
 
-import sys
 from dataclasses import replace
 
 from omegaconf import DictConfig
@@ -13,8 +12,9 @@ from bgzero.analysis.position import (
     match_context,
     rank_moves,
 )
-from bgzero.cli import hydra_main, one_line_errors, positional_args
-from bgzero.config_check import HINT, check
+from bgzero.cli import command, one_line_errors
+from bgzero.cli.options import check
+from bgzero.cli.schemas import Hint
 from bgzero.cube import from_match_info
 from bgzero.engine.ids import board_from_position_id, match_id, position_id
 from bgzero.engine.parse import parse_dice, read_match_id, read_position_and_match
@@ -24,7 +24,7 @@ from bgzero.ui.hint_text import cube_lines, evaluation_lines, moves_table
 
 def run(cfg: DictConfig) -> str:
     """The hint report for ``cfg`` (position, dice, match, agent), as printed."""
-    check(cfg, HINT)
+    check(cfg, Hint)
     if cfg.position is None:
         raise ConfigError("no position: pass a gnubg Position ID, e.g. position=4HPwATDgc/ABMA")
     board, info = read_position_and_match(str(cfg.position))  # Hydra reads an all-digit ID as an int
@@ -77,16 +77,11 @@ def _describe_match(info) -> str:
     return f"{n}-point match, {aways} (score {score[0]}-{score[1]}){crawford}, {cube}"
 
 
-@hydra_main("hint")
-def _main(cfg: DictConfig) -> None:
+@command("hint", positional=("position", "dice"))
+def main(cfg: DictConfig) -> None:
+    """``bgzero-hint [POSITION [DICE]] [key=value ...]``: positional arguments as gnubg takes them."""
     with one_line_errors("bgzero-hint"):
         print(run(cfg))
-
-
-def main() -> None:
-    """``bgzero-hint [POSITION [DICE]] [key=value ...]``: positional arguments as gnubg takes them."""
-    sys.argv = positional_args(sys.argv, ("position", "dice"))
-    _main()
 
 
 if __name__ == "__main__":

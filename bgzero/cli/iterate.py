@@ -9,7 +9,7 @@ from bgzero.gnubg.cube_bench import agreement
 from bgzero.learn.iterate import check_config, iterate
 
 
-@hydra_main("iterate", preflight=check_config)
+@hydra_main("iterate", check=check_config)
 def main(cfg: DictConfig) -> None:
     with one_line_errors("bgzero-iterate"):
         state = iterate(cfg, cube_bench=agreement)

@@ -1,9 +1,10 @@
-"""The console scripts: each answers ``--help`` from its config file before it imports its command.
+"""The console scripts: each answers ``--help`` from its options before it imports its command.
 
 A command module imports the library it drives, and that costs seconds (numba's kernels;
 torch for training), more than answering what a command takes should. Each script here
 prints the help of :func:`~bgzero.cli.config_help` with nothing but the standard library
-and the config file, and otherwise imports its command and runs it. ``pyproject.toml``
+and the command's options (:mod:`bgzero.cli.schemas`, or the config file of a Hydra command), and
+otherwise imports its command and runs it. ``pyproject.toml``
 points the ``bgzero-*`` scripts here; ``python -m bgzero.cli.NAME`` still runs a command
 directly.
 
@@ -20,6 +21,8 @@ from importlib import import_module
 from importlib.util import find_spec
 
 from bgzero.cli import config_help, reader_gone, wants_help
+from bgzero.cli.options import help_text
+from bgzero.cli.schemas import COMMANDS
 from bgzero.kernel_cache import numba_internals_allowed
 
 QUICK_EXIT = {"hint", "play", "web"}
@@ -103,13 +106,22 @@ def say(text: str) -> None:
         raise SystemExit(0) from None
 
 
-def _script(command: str, config: str):
-    """The console script ``bgzero-COMMAND``: the module ``bgzero.cli.COMMAND`` on ``configs/CONFIG.yaml``."""
+def help_of(command: str) -> str:
+    """The ``--help`` of ``command`` (``hint``, ``bench errors``): from its options, or a Hydra
+    command's config file."""
+    if command in COMMANDS:
+        prog, schema = COMMANDS[command]
+        return help_text(schema, prog)
+    return config_help(command, f"bgzero-{command}")
+
+
+def _script(command: str):
+    """The console script ``bgzero-COMMAND``: the module ``bgzero.cli.COMMAND``."""
     prog = f"bgzero-{command}"
 
     def main() -> None:
         if wants_help(sys.argv[1:]):
-            say(config_help(config, prog))
+            say(help_of(command))
             return
         if command in NEEDS_TORCH and find_spec("torch") is None:
             raise SystemExit(f"{prog} needs torch, for training and training checkpoints: "
@@ -120,12 +132,12 @@ def _script(command: str, config: str):
             exit_now()
 
     main.__qualname__ = main.__name__ = command
-    main.__doc__ = f"``{prog}``: --help from configs/{config}.yaml, else :func:`bgzero.cli.{command}.main`."
+    main.__doc__ = f"``{prog}``: its --help, else :func:`bgzero.cli.{command}.main`."
     return main
 
 
-BENCH_SUBCOMMANDS = {"errors": "bench_errors", "cube": "bench_cube"}
-"""``bgzero-bench``'s subcommands and their config files."""
+BENCH_SUBCOMMANDS = ("errors", "cube")
+"""``bgzero-bench``'s subcommands."""
 BENCH_USAGE = """usage: bgzero-bench SUBCOMMAND key=value ...
 
   errors   move errors: mean equity loss x1000 per move against gnubg n-ply or the rollout judge
@@ -142,29 +154,29 @@ def bench_subcommand(args: list[str]) -> str | None:
 
 
 def bench() -> None:
-    """``bgzero-bench SUBCOMMAND``: --help from the subcommand's config, else :func:`bgzero.cli.bench.main`."""
+    """``bgzero-bench SUBCOMMAND``: the subcommand's --help, else :func:`bgzero.cli.bench.main`."""
     args = sys.argv[1:]
     name = bench_subcommand(args)
     if name is None and wants_help(args):
         say(BENCH_USAGE)
         return
     if name is not None and wants_help(args[1:]):
-        say(config_help(BENCH_SUBCOMMANDS[name], f"bgzero-bench {name}"))
+        say(help_of(f"bench {name}"))
         return
     load_cached_kernels_without_refresh()
     import_module("bgzero.cli.bench").main()
 
 
-analyze = _script("analyze", "analyze")
-eval = _script("eval", "evaluate")  # noqa: A001 - the script is bgzero-eval
-hint = _script("hint", "hint")
-iterate = _script("iterate", "iterate")
-league = _script("league", "league")
-match = _script("match", "match")
-play = _script("play", "play")
-prune = _script("prune", "prune")
-rollout = _script("rollout", "rollout")
-serve = _script("serve", "serve")
-train = _script("train", "train")
-export = _script("export", "export")
-web = _script("web", "web")
+analyze = _script("analyze")
+eval = _script("eval")  # noqa: A001 - the script is bgzero-eval
+hint = _script("hint")
+iterate = _script("iterate")
+league = _script("league")
+match = _script("match")
+play = _script("play")
+prune = _script("prune")
+rollout = _script("rollout")
+serve = _script("serve")
+train = _script("train")
+export = _script("export")
+web = _script("web")

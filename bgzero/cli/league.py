@@ -6,24 +6,20 @@ from pathlib import Path
 from omegaconf import DictConfig
 
 from bgzero.arena.league import format_table, run_league, write_table
-from bgzero.cli import hydra_main, one_line_errors
-from bgzero.config_check import LEAGUE, check, count_of_processes
+from bgzero.cli import command, one_line_errors
+from bgzero.cli.options import check
+from bgzero.cli.schemas import League
+from bgzero.config_check import count_of_processes
 from bgzero.errors import ConfigError
 
 
-def preflight(cfg: DictConfig) -> None:
-    """Everything checked before any work, and before Hydra makes the league folder."""
-    check(cfg, LEAGUE)
-    count_of_processes("processes", cfg.processes)
-    if not Path(str(cfg.run)).is_dir():
-        raise ConfigError(f"run={cfg.run} is not a folder; pass a training run's folder (its checkpoints/ are rated)")
-
-
-@hydra_main("league", preflight=preflight)
+@command("league")
 def main(cfg: DictConfig) -> None:
     with one_line_errors("bgzero-league"):
-        check(cfg, LEAGUE)
+        check(cfg, League)
         processes = count_of_processes("processes", cfg.processes)
+        if not Path(str(cfg.run)).is_dir():
+            raise ConfigError(f"run={cfg.run} is not a folder; pass a training run's folder (its checkpoints/ are rated)")
         try:
             table = run_league(cfg.run, cfg.limit, cfg.games_vs_pubeval, cfg.games_per_pair, cfg.seed, processes,
                                cfg.ply, progress=sys.stderr.isatty())

@@ -7,9 +7,12 @@ from pathlib import Path
 
 from omegaconf import DictConfig
 
+from bgzero.agents.specs import make_agent
 from bgzero.atomic import atomic_write_text
-from bgzero.cli import agents_preflight, hydra_main, one_line_errors
-from bgzero.config_check import MATCH, check, count_of_processes
+from bgzero.cli import command, one_line_errors
+from bgzero.cli.options import check
+from bgzero.cli.schemas import Match
+from bgzero.config_check import count_of_processes
 from bgzero.errors import ConfigError, Interrupted
 from bgzero.match.files import write_match_file
 from bgzero.match.runner import play_matches_from_specs, summarise_matches
@@ -36,15 +39,13 @@ def refuse_earlier_run(cfg: DictConfig) -> list[Path]:
     return earlier
 
 
-def _preflight(cfg: DictConfig) -> None:
-    agents_preflight(MATCH)(cfg)
-    refuse_earlier_run(cfg)
-
-
 def run(cfg: DictConfig) -> dict:
-    check(cfg, MATCH)
+    check(cfg, Match)
     processes = count_of_processes("processes", cfg.processes)
-    for path in refuse_earlier_run(cfg):  # overwrite=true: that run's files go, the user's stay
+    earlier = refuse_earlier_run(cfg)
+    for spec in (cfg.a, cfg.b):  # a mistyped agent is refused before an earlier run's files are removed
+        make_agent(spec)
+    for path in earlier:  # overwrite=true: that run's files go, the user's stay
         path.unlink()
     length, games, matches, shard = cfg.length, cfg.games, cfg.matches, cfg.shard
     formats = FORMATS[cfg.format]
@@ -85,7 +86,7 @@ def run(cfg: DictConfig) -> dict:
     return result
 
 
-@hydra_main("match", preflight=_preflight)
+@command("match")
 def main(cfg: DictConfig) -> None:
     with one_line_errors("bgzero-match"):
         run(cfg)

@@ -6,8 +6,9 @@ import numpy as np
 from omegaconf import DictConfig
 
 from bgzero.agents.specs import make_agent, spec_name
-from bgzero.cli import hydra_main, one_line_errors
-from bgzero.config_check import PLAY, check
+from bgzero.cli import command, one_line_errors
+from bgzero.cli.options import check
+from bgzero.cli.schemas import Play
 from bgzero.match.files import check_suffix
 from bgzero.match.record import MatchRecord
 from bgzero.ui.play import Hints, PlaySession
@@ -16,7 +17,7 @@ from bgzero.ui.render import ASCII, UNICODE
 
 def run(cfg: DictConfig, stdin=sys.stdin, stdout=sys.stdout) -> MatchRecord:
     """Build the session ``cfg`` describes and play it on ``stdin``/``stdout``."""
-    check(cfg, PLAY)
+    check(cfg, Play)
     styles = {"unicode": UNICODE, "ascii": ASCII}
     if cfg.save:
         check_suffix(cfg.save)  # before the session starts, not after the first game
@@ -31,7 +32,7 @@ def run(cfg: DictConfig, stdin=sys.stdin, stdout=sys.stdout) -> MatchRecord:
     return session.run()
 
 
-@hydra_main("play")
+@command("play")
 def main(cfg: DictConfig) -> None:
     with one_line_errors("bgzero-play"):  # Ctrl-C at a prompt: one line and exit 130, as for every command
         run(cfg)

@@ -6,8 +6,9 @@ from dataclasses import asdict
 import torch
 from omegaconf import DictConfig
 
-from bgzero.cli import hydra_main, one_line_errors
-from bgzero.config_check import PRUNE, check
+from bgzero.cli import command, one_line_errors
+from bgzero.cli.options import check
+from bgzero.cli.schemas import Prune
 from bgzero.errors import ConfigError
 from bgzero.learn.distill import distill
 from bgzero.value.checkpoint import load_checkpoint, load_evaluator, net_fields, save_checkpoint
@@ -15,7 +16,7 @@ from bgzero.value.checkpoint import load_checkpoint, load_evaluator, net_fields,
 
 def run(cfg: DictConfig) -> str:
     """Distil, store, and describe the result as printed."""
-    check(cfg, PRUNE)
+    check(cfg, Prune)
     if cfg.checkpoint is None:
         raise ConfigError("no checkpoint: pass checkpoint=PATH")
     torch.set_num_threads(1)
@@ -29,7 +30,7 @@ def run(cfg: DictConfig) -> str:
             f"{report.pairs:,} held-out position-rolls; written to {out}")
 
 
-@hydra_main("prune")
+@command("prune")
 def main(cfg: DictConfig) -> None:
     with one_line_errors("bgzero-prune"):
         print(run(cfg))

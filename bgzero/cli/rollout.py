@@ -6,8 +6,10 @@ from omegaconf import DictConfig
 
 from bgzero.agents.specs import checkpoint_file
 from bgzero.atomic import atomic_write_text
-from bgzero.cli import hydra_main, one_line_errors
-from bgzero.config_check import ROLLOUT, check, distinct_files
+from bgzero.cli import command, one_line_errors
+from bgzero.cli.options import check
+from bgzero.cli.schemas import Rollout
+from bgzero.config_check import distinct_files
 from bgzero.cube import MatchState, from_match_info
 from bgzero.engine.ids import match_id, position_id
 from bgzero.engine.parse import parse_dice, read_match_id, read_position_and_match
@@ -18,7 +20,7 @@ from bgzero.ui.hint_text import PROBS_HEADER, probs_columns
 
 def settings_from(cfg: DictConfig) -> RolloutSettings:
     """The rollout settings of a config, checked."""
-    check(cfg, ROLLOUT)
+    check(cfg, Rollout)
     return RolloutSettings(trials=cfg.trials, truncate=cfg.truncate, vr=cfg.vr, cubeful=cfg.cubeful, seed=cfg.seed,
                            database=cfg.database, se=cfg.se, seconds=cfg.seconds, batch=cfg.batch).check()
 
@@ -74,7 +76,7 @@ def report(doc: dict) -> str:
     return "\n".join(lines)
 
 
-@hydra_main("rollout")
+@command("rollout")
 def main(cfg: DictConfig) -> None:
     with one_line_errors("bgzero-rollout"):
         print(report(run(cfg)))

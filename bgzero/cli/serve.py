@@ -6,15 +6,16 @@ from pathlib import Path
 from omegaconf import DictConfig
 
 from bgzero.agents.specs import make_agent
-from bgzero.cli import hydra_main, one_line_errors
-from bgzero.config_check import SERVE, check
+from bgzero.cli import command, one_line_errors
+from bgzero.cli.options import check
+from bgzero.cli.schemas import Serve
 from bgzero.gnubg.refereed import RefereedMatch, play_refereed
 from bgzero.gnubg.serve import ExternalPlayer, Server
 
 
 def run(cfg: DictConfig) -> RefereedMatch | None:
     """Serve until stopped, or with ``referee.match`` set play that match and return gnubg's result."""
-    check(cfg, SERVE)
+    check(cfg, Serve)
     agent = make_agent(cfg.agent)
     ref = cfg.referee
     if ref.match is not None:
@@ -47,10 +48,10 @@ def _games(n: int) -> str:
     return f"{n} game" if n == 1 else f"{n} games"
 
 
-@hydra_main("serve")
+@command("serve")
 def main(cfg: DictConfig) -> None:
     with one_line_errors("bgzero-serve"):
-        check(cfg, SERVE)  # log_level among them, before logging is set up with it
+        check(cfg, Serve)  # log_level among them, before logging is set up with it
         logging.basicConfig(level=str(cfg.log_level).upper(), format="%(asctime)s %(levelname)s %(message)s")
         result = run(cfg)
     if result is not None and (result.mismatches or not result.complete):

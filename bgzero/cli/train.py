@@ -5,14 +5,14 @@ from hydra.types import RunMode
 from omegaconf import DictConfig
 
 from bgzero.cli import hydra_main, one_line_errors
+from bgzero.config_check import TRAIN, check
 from bgzero.learn.train import train
 
 
-@hydra_main("train")
+@hydra_main("train", check=lambda cfg: check(cfg, TRAIN))
 def main(cfg: DictConfig) -> None:
-    hydra_cfg = HydraConfig.get()
-    if hydra_cfg.mode == RunMode.MULTIRUN:  # each job of a sweep trains in its own folder
-        cfg.train.out_dir = hydra_cfg.runtime.output_dir
+    if HydraConfig.initialized() and HydraConfig.get().mode == RunMode.MULTIRUN:  # a sweep's job trains in its own folder
+        cfg.train.out_dir = HydraConfig.get().runtime.output_dir
     with one_line_errors("bgzero-train"):
         train(cfg)
 

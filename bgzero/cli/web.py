@@ -2,8 +2,9 @@
 
 from omegaconf import DictConfig
 
-from bgzero.cli import hydra_main, one_line_errors
-from bgzero.config_check import WEB, check
+from bgzero.cli import command, one_line_errors
+from bgzero.cli.options import check
+from bgzero.cli.schemas import Web
 from bgzero.web.api import create_app
 from bgzero.web.engine import Engine
 
@@ -12,7 +13,7 @@ STOP_SECONDS = 5  # on SIGTERM or Ctrl-C, answers still streaming (a rollout) ge
 
 def build(cfg: DictConfig):
     """The app ``cfg`` describes, every value checked before anything is loaded."""
-    check(cfg, WEB)
+    check(cfg, Web)
     engine = Engine(list(cfg.agents), workers=int(cfg.workers), queue=int(cfg.queue),
                     long_workers=int(cfg.long_workers), long_queue=int(cfg.long_queue))
     engine.load_all()
@@ -22,7 +23,7 @@ def build(cfg: DictConfig):
                       idle_minutes=float(cfg.idle_minutes), upload_bytes=int(cfg.upload_bytes))
 
 
-@hydra_main("web")
+@command("web")
 def main(cfg: DictConfig) -> None:
     import uvicorn
 

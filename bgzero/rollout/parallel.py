@@ -92,17 +92,26 @@ def run_batch(player: RolloutPlayer, job: Job, index: int, lo: int, hi: int) -> 
 _WORKER: RolloutPlayer | None = None
 
 
+PRELOAD = ["bgzero.rollout.parallel"]
+"""What a fork server imports once, for every worker it forks: the rollout engine and its players."""
+
+
 def start_method(platform: str, torch_loaded: bool, threads: int) -> str:
-    """How worker processes start: ``fork`` where it is safe, else ``spawn``.
+    """How worker processes start: ``fork`` where it is safe, else ``forkserver`` (Linux), else ``spawn``.
 
     A spawned worker starts Python, imports bgzero and loads numba's kernels (~1.5 s), most of
     a short rollout; a forked one has them already. Forking is safe only on Linux, from a
     process running no other thread (a fork copies locks other threads hold; tqdm's monitor,
     which only wakes to check bars, is not counted: workers draw none) and without torch
-    loaded (its thread pool does not survive a fork). Either way a worker builds its player
-    from the spec, so the numbers are the same.
+    loaded (its thread pool does not survive a fork). Elsewhere (the web app's threads, a
+    training run's torch) a fork server, started once with :data:`PRELOAD` imported, forks each
+    pool's workers: CPython's advice where fork is unsafe, and after its first pool as quick as a
+    fork (``scripts/bench_start_method.py``). Either way a worker builds its player from the
+    spec, so the numbers are the same.
     """
-    return "fork" if platform == "linux" and not torch_loaded and threads == 1 else "spawn"
+    if platform != "linux":
+        return "spawn"
+    return "fork" if not torch_loaded and threads == 1 else "forkserver"
 
 
 def _init_worker(spec: PlayerSpec) -> None:
@@ -125,6 +134,8 @@ def _local(player, job: Job, plan: Batches, processes: int) -> Iterator[ChunkOut
         return
     threads = sum(t is not tqdm.monitor for t in threading.enumerate())
     ctx = mp.get_context(start_method(sys.platform, "torch" in sys.modules, threads))
+    if ctx.get_start_method() == "forkserver":
+        ctx.set_forkserver_preload(PRELOAD)  # read when the server starts: once a process
     workers = min(processes, len(plan))
     with starting_workers():
         pool = ctx.Pool(workers, initializer=_init_worker, initargs=(player,))

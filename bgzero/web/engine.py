@@ -1,6 +1,6 @@
 """The server's agents and its worker threads: every request's evaluation goes through here.
 
-Agents are named only from the server's own list (``agents`` in ``configs/web.yaml``), so a
+Agents are named only from the server's own list (``bgzero-web agents=``), so a
 request can never make the server open a file by naming a checkpoint path. Each agent is
 built once, on first use, and shared; a checkpoint's evaluator is loaded once for all its
 plies. Short evaluations run on one :class:`~bgzero.web.workers.Pool` (torch and numba

@@ -1,0 +1,225 @@
+"""A command's options declared once, as a dataclass: type, default, range and a one-line doc.
+
+Each field of a command's options class (:mod:`bgzero.cli.schemas`) is made by :func:`option`:
+its annotation says how a typed value is read, its rule (:mod:`bgzero.config_check`) what
+values are allowed, and its doc what it does. From that one declaration come ``--help``
+(:func:`help_text`), the reading of ``key=value`` arguments (:func:`compose`) and the one-line
+errors. What a command receives is an OmegaConf ``DictConfig`` in struct mode, as Hydra gives
+``bgzero-train``: reading an option the command lacks is an error, not a None.
+
+The arguments are read here, not by Hydra's grammar: a value is split from its key at the
+first ``=`` (so ``position=XGID=...`` needs no quotes), and typed by the field's annotation
+(``name=123`` is the text ``123``; ``ply=[0,1]`` a list).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import re
+import types
+import typing
+from datetime import datetime
+from typing import Any
+
+from bgzero.config_check import Rule, flag, text
+from bgzero.errors import ConfigError, shown
+
+_INT = re.compile(r"[+-]?(?:0|[1-9](?:_?[0-9])*)", re.ASCII)
+_FLOAT = re.compile(r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:e[+-]?[0-9]+)?|inf|nan)", re.ASCII | re.IGNORECASE)
+_ABSENT = object()
+_OVERRIDE = re.compile(r"\+*[A-Za-z_][\w.]*=", re.ASCII)
+
+
+def option(default: Any = None, doc: str = "", rule: Rule | None = None, *, factory=None) -> Any:
+    """A field of a command's options: its ``default`` (or ``factory`` for a list), what it does
+    (``doc``, one line of ``--help``) and the ``rule`` its values keep (else one by its type)."""
+    meta = {"doc": doc, "rule": rule}
+    if factory is not None:
+        return dataclasses.field(default_factory=factory, metadata=meta)
+    return dataclasses.field(default=default, metadata=meta)
+
+
+def section(cls: type, doc: str = "") -> Any:
+    """A group of options under one prefix (``referee.match``), itself an options class."""
+    return dataclasses.field(default_factory=cls, metadata={"doc": doc, "rule": None})
+
+
+@dataclasses.dataclass(frozen=True)
+class Field:
+    """One option as ``--help`` and the reader see it: its dotted key, kinds, default, doc and rule."""
+
+    key: str
+    kinds: tuple
+    default: Any
+    doc: str
+    rule: Rule | None
+
+
+def fields(schema: type, prefix: str = "") -> list[Field]:
+    """Every option of ``schema``, sections flattened to dotted keys, in declaration order."""
+    hints = typing.get_type_hints(schema)
+    out = []
+    for f in dataclasses.fields(schema):
+        key, kind = prefix + f.name, hints[f.name]
+        if dataclasses.is_dataclass(kind):
+            out += fields(kind, key + ".")
+            continue
+        default = f.default_factory() if f.default is dataclasses.MISSING else f.default
+        kinds = _kinds(kind)
+        out.append(Field(key, kinds, default, f.metadata.get("doc", ""),
+                         f.metadata.get("rule") or _rule_of(kinds)))
+    return out
+
+
+def _kinds(annotation) -> tuple:
+    """The types an annotation admits: ``str | None`` is (str, NoneType); ``list[int]`` is (list,)."""
+    if annotation is Any:
+        return (object,)
+    if isinstance(annotation, types.UnionType) or typing.get_origin(annotation) is typing.Union:
+        return tuple(k for part in typing.get_args(annotation) for k in _kinds(part))
+    return (typing.get_origin(annotation) or annotation,)
+
+
+def _rule_of(kinds: tuple) -> Rule | None:
+    """The rule a plain ``bool`` or text option keeps without one of its own."""
+    if kinds == (bool,):
+        return flag()
+    if set(kinds) <= {str, type(None)}:
+        return text(null=type(None) in kinds)
+    return None
+
+
+def read_value(raw: str, kinds: tuple):
+    """``raw`` as the option's value: quoted is text; ``[a,b]`` a list; null, true/false and numbers
+    their own type where the option takes it; anything else text (a rule then says what is wanted)."""
+    if len(raw) >= 2 and raw[0] == raw[-1] and raw[0] in "'\"":
+        return raw[1:-1]
+    if raw.startswith("[") and raw.endswith("]") and (list in kinds or object in kinds):
+        return [_scalar(item.strip(), (object,)) for item in raw[1:-1].split(",") if item.strip()]
+    return _scalar(raw, kinds)
+
+
+def _scalar(raw: str, kinds: tuple):
+    if len(raw) >= 2 and raw[0] == raw[-1] and raw[0] in "'\"":
+        return raw[1:-1]
+    value: Any = raw
+    if raw.lower() == "null":
+        value = None
+    elif raw.lower() in ("true", "false"):
+        value = raw.lower() == "true"
+    elif _INT.fullmatch(raw):
+        value = int(raw.replace("_", ""))
+    elif _FLOAT.fullmatch(raw):
+        value = float(raw)
+    if object in kinds:
+        return value
+    if isinstance(value, int) and not isinstance(value, bool) and int not in kinds and float in kinds:
+        return float(value)
+    if not isinstance(value, kinds) and str in kinds:  # name=123 is a name; position=null stays None
+        return raw
+    if isinstance(value, bool) and bool not in kinds and str in kinds:
+        return raw
+    return value
+
+
+def check(cfg, schema: type) -> None:
+    """Each option of ``cfg`` against its rule in ``schema``: a one-line ConfigError for the first
+    value out of bounds. Run by :func:`compose`, and again by a command given a config in code."""
+    from omegaconf import OmegaConf
+
+    for f in fields(schema):
+        value = OmegaConf.select(cfg, f.key, default=_ABSENT)
+        if f.rule is not None and value is not _ABSENT:
+            f.rule(f.key, value)
+
+
+def compose(schema: type, args: list[str], positional: tuple[str, ...] = ()):
+    """The options of ``schema`` with ``args`` (``key=value``, or bare values filling ``positional``
+    in order, as gnubg's ``hint 4HPwATDgc/ABMA 31``), checked: a DictConfig in struct mode."""
+    from omegaconf import OmegaConf
+    from omegaconf.errors import OmegaConfBaseException
+
+    known = {f.key: f for f in fields(schema)}
+    values = {key: f.default for key, f in known.items()}
+    free = list(positional)
+    for arg in args:
+        if arg.startswith("-"):
+            raise ConfigError(f"{arg!r}: options are key=value (--help lists them)")
+        is_setting = _OVERRIDE.match(arg) and not arg.upper().startswith("XGID=")
+        if not is_setting:
+            if not free:
+                raise ConfigError(f"{shown(arg)}: not key=value; the options are "
+                                  f"{', '.join(_top_level(known))} (--help says what each does)")
+            key, raw = free.pop(0), arg
+        else:
+            key, _, raw = arg.lstrip("+").partition("=")
+        if key not in known:
+            raise no_option(key, list(known))
+        values[key] = read_value(raw, known[key].kinds)
+        if key in free:
+            free.remove(key)
+    if not OmegaConf.has_resolver("now"):  # out=runs/eval/${now:%Y%m%d-%H%M%S}: one time per command
+        OmegaConf.register_new_resolver("now", lambda pattern: datetime.now().strftime(pattern), use_cache=True)
+    cfg = OmegaConf.create(_nested(values))
+    try:
+        OmegaConf.resolve(cfg)
+    except OmegaConfBaseException as e:
+        raise ConfigError(" ".join(line.strip() for line in str(e).splitlines() if line.strip())) from None
+    OmegaConf.set_struct(cfg, True)
+    check(cfg, schema)
+    return cfg
+
+
+def _nested(values: dict) -> dict:
+    out: dict = {}
+    for key, value in values.items():
+        *sections, name = key.split(".")
+        node = out
+        for part in sections:
+            node = node.setdefault(part, {})
+        node[name] = value
+    return out
+
+
+def _top_level(known) -> list[str]:
+    return list(dict.fromkeys(key.split(".")[0] for key in known))
+
+
+def no_option(key: str, known: list[str]) -> ConfigError:
+    """An option the command lacks, named with the nearest it has (a typo's likely meaning) and
+    the options at that level: an unknown key is a mistake, never a setting silently ignored."""
+    inside = [k for k in known if k.startswith(key + ".")]
+    if inside:
+        return ConfigError(f"{key} is a group of options, not one; set {', '.join(inside)}")
+    parent = key.rpartition(".")[0]
+    under = [k for k in known if k.startswith(parent + ".")] if parent else []
+    nearest = difflib.get_close_matches(key, list(known), n=1)
+    hint = f" (nearest: {nearest[0]})" if nearest else ""
+    where = f"the options under {parent} are {', '.join(under)}" if under else \
+        f"the options are {', '.join(_top_level(known))}"
+    return ConfigError(f"no option {key!r}{hint}; {where} (--help says what each does)")
+
+
+def spelled(value) -> str:
+    """A default as it is typed: null, true, [0,1]."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, list):
+        return "[" + ",".join(spelled(v) for v in value) + "]"
+    return str(value)
+
+
+def help_text(schema: type, prog: str) -> str:
+    """``--help``: what the command does and its examples (the class's docstring), then every option
+    with its default and what it does."""
+    import inspect
+
+    rows = [(f"{f.key}={spelled(f.default)}", f.doc) for f in fields(schema)]
+    width = min(max(len(left) for left, _ in rows) + 2, 34)
+    lines = [f"  {left.ljust(width)}{doc}".rstrip() if len(left) < width else f"  {left}\n  {'':{width}}{doc}"
+             for left, doc in rows]
+    about = inspect.cleandoc(schema.__doc__ or "")
+    return f"{prog}: {about}\n\noptions, as key=value (each shown with its default):\n" + "\n".join(lines)
