@@ -105,9 +105,9 @@ def start_method(platform: str, torch_loaded: bool, threads: int) -> str:
     which only wakes to check bars, is not counted: workers draw none) and without torch
     loaded (its thread pool does not survive a fork). Elsewhere (the web app's threads, a
     training run's torch) a fork server, started once with :data:`PRELOAD` imported, forks each
-    pool's workers: CPython's advice where fork is unsafe, and after its first pool as quick as a
-    fork (``scripts/bench_start_method.py``). Either way a worker builds its player from the
-    spec, so the numbers are the same.
+    pool's workers: CPython's advice where fork is unsafe, 0.3-0.8 s a pool quicker than spawn and
+    0.4-0.7 s slower than a fork (``scripts/bench_start_method.py``, docs/benchmarks.md). Either
+    way a worker builds its player from the spec, so the numbers are the same.
     """
     if platform != "linux":
         return "spawn"
