@@ -66,3 +66,8 @@ def shown(value, limit: int = 40) -> str:
     """``repr(value)`` cut to ``limit`` characters: a 5 MB bad input is named, not echoed."""
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 4] + "...'"
+
+
+def one_line(message: str) -> str:
+    """A multi-line message (Hydra's, OmegaConf's) as one line."""
+    return " ".join(line.strip() for line in message.splitlines() if line.strip())

@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from bgzero import paths
-from bgzero.cli import hydra_compose
+from bgzero.cli.hydra_configs import hydra_compose
 from bgzero.cli.options import compose
 from bgzero.cli.schemas import COMMANDS
 from bgzero.value.checkpoint import save_checkpoint

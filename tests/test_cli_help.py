@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from bgzero.cli import config_help
+from bgzero.cli.hydra_configs import config_help
 from bgzero.cli.options import fields, help_text, spelled
 from bgzero.cli.schemas import COMMANDS
 

@@ -20,8 +20,6 @@ from bgzero.learn.run_lock import RunLock, RunLockedError
 from bgzero.learn.train import train
 from tests.conftest import compose_config, compose_train
 
-CONFIGS = str(Path(__file__).resolve().parents[1] / "configs")
-
 
 @pytest.mark.parametrize("override", [
     "td.lam=abc", "net.hidden=abc", "td.lr=nan", "td.lr=inf", "train.checkpoint_every=0", "seed=-1", "seed=abc",

@@ -15,7 +15,6 @@ from bgzero.errors import ConfigError, OutputError
 from tests.conftest import compose_config
 
 ROOT = Path(__file__).resolve().parents[1]
-CONFIGS = str(ROOT / "configs")
 
 
 def _eval(tmp_path, *overrides):

@@ -9,7 +9,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bgzero import paths
 from bgzero.analysis.position import best_moves, cube_analysis, evaluate_position, rank_moves
 from bgzero.cli import analyze, hint
 from bgzero.cube import cube_decision, from_match_info
@@ -24,7 +23,6 @@ from bgzero.value.probs import equity, flip
 from tests.boards import board
 from tests.conftest import compose_config
 
-CONFIGS = str(paths.CONFIGS)
 START_ID = "4HPwATDgc/ABMA"
 
 

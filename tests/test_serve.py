@@ -11,7 +11,6 @@ import threading
 import numpy as np
 import pytest
 
-from bgzero import paths
 from bgzero.agents.base import Agent
 from bgzero.agents.specs import make_agent
 from bgzero.cli import serve as serve_cli
@@ -27,8 +26,6 @@ from bgzero.match.sgf import read_sgf
 from tests.boards import board
 from tests.conftest import compose_config
 from tests.test_fibs import BAR_AT_2_4, CUBE_AT_2_0, DOUBLED_AT_2_0, START_ON_ROLL
-
-CONFIGS = str(paths.CONFIGS)
 
 
 @pytest.fixture(scope="module")

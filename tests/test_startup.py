@@ -216,8 +216,9 @@ def test_every_console_script_answers_help_without_importing_the_library(script)
 
 
 def test_a_command_reads_its_options_without_hydra():
-    code = ("import sys\nfrom bgzero.cli import command\nsys.argv = ['bgzero-hint', 'dice=31', \"agent='strong@1'\"]\n"
-            "assert command('hint')(lambda cfg: (cfg.dice, cfg.agent))() == (31, 'strong@1')\n"
+    code = ("import sys\nfrom bgzero.cli.options import command\nfrom bgzero.cli.schemas import Hint\n"
+            "sys.argv = ['bgzero-hint', 'dice=31', \"agent='strong@1'\"]\n"
+            "assert command('bgzero-hint', Hint)(lambda cfg: (cfg.dice, cfg.agent))() == (31, 'strong@1')\n"
             "assert 'hydra' not in sys.modules, 'hydra was imported'")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert done.returncode == 0, done.stderr

@@ -589,7 +589,7 @@ def test_an_unknown_option_added_with_a_plus_is_refused_naming_the_nearest(confi
     """``+KEY=VALUE`` is Hydra's way to add a key: one no command reads was silently ignored."""
     from omegaconf import OmegaConf
 
-    from bgzero.cli import _dotted_keys
+    from bgzero.cli.hydra_configs import _dotted_keys
 
     keys = _dotted_keys(OmegaConf.to_container(compose_config(config_name), resolve=False))
     for n, (key, typo) in enumerate(_typos(keys, 12, seed=len(config_name))):

@@ -19,9 +19,9 @@ from bgzero.agents.specs import checkpoint_file
 from bgzero.analysis.match import analyse_matches, format_rollouts, format_summary, merge_analyses, rollout_worst
 from bgzero.analysis.position import best_moves, evaluator_from_spec
 from bgzero.atomic import atomic_write, atomic_write_text
-from bgzero.cli import command, one_line_errors
-from bgzero.cli.options import check
-from bgzero.cli.schemas import Analyze
+from bgzero.cli import one_line_errors
+from bgzero.cli.options import check, command
+from bgzero.cli.schemas import COMMANDS, Analyze
 from bgzero.config_check import check_output_file, distinct_files
 from bgzero.engine.parse import parse_dice, read_position_and_match
 from bgzero.errors import BgzeroError, ConfigError, InvalidDiceError, InvalidPositionError
@@ -188,7 +188,7 @@ def run_match(cfg: DictConfig) -> dict:
     return result.as_dict(decisions=False)
 
 
-@command("analyze", positional=("match",))
+@command(*COMMANDS["analyze"], positional=("match",))
 def main(cfg: DictConfig) -> None:
     """``bgzero-analyze [FILE] [key=value ...]``: a bare .mat or .sgf file (or folder) is ``match=``."""
     with one_line_errors("bgzero-analyze"):

@@ -9,10 +9,10 @@ import sys
 
 from omegaconf import DictConfig, ListConfig, OmegaConf
 
-from bgzero.cli import command, one_line_errors, wants_help
+from bgzero.cli import one_line_errors
 from bgzero.cli.launch import BENCH_USAGE, bench_subcommand
-from bgzero.cli.options import check
-from bgzero.cli.schemas import BenchCube, BenchErrors
+from bgzero.cli.options import check, command, wants_help
+from bgzero.cli.schemas import COMMANDS, BenchCube, BenchErrors
 
 
 def _listed(value) -> list:
@@ -39,13 +39,13 @@ def run_cube(cfg: DictConfig) -> None:
            reference=cfg.reference, show_misses=cfg.misses, gnubg_probs=cfg.gnubg_probs)
 
 
-@command("bench errors")
+@command(*COMMANDS["bench errors"])
 def errors(cfg: DictConfig) -> None:
     with one_line_errors("bgzero-bench errors"):
         run_errors(cfg)
 
 
-@command("bench cube")
+@command(*COMMANDS["bench cube"])
 def cube(cfg: DictConfig) -> None:
     with one_line_errors("bgzero-bench cube"):
         run_cube(cfg)

@@ -13,9 +13,9 @@ from bgzero.agents.specs import checkpoint_file
 from bgzero.arena import reports
 from bgzero.arena.duplicate import play_duplicate_from_specs
 from bgzero.atomic import atomic_write_text
-from bgzero.cli import command, one_line_errors
-from bgzero.cli.options import check
-from bgzero.cli.schemas import Evaluate
+from bgzero.cli import one_line_errors
+from bgzero.cli.options import check, command
+from bgzero.cli.schemas import COMMANDS, Evaluate
 from bgzero.cli.tensorboard_events import tensorboard_installed, write_scalars
 from bgzero.config_check import count_of_processes, distinct_files
 from bgzero.errors import Interrupted
@@ -65,7 +65,7 @@ def run(cfg: DictConfig) -> dict:
     return record
 
 
-@command("eval")
+@command(*COMMANDS["eval"])
 def main(cfg: DictConfig) -> None:
     with one_line_errors("bgzero-eval"):
         run(cfg)

@@ -4,9 +4,9 @@ from pathlib import Path
 
 from omegaconf import DictConfig
 
-from bgzero.cli import command, one_line_errors
-from bgzero.cli.options import check
-from bgzero.cli.schemas import Export
+from bgzero.cli import one_line_errors
+from bgzero.cli.options import check, command
+from bgzero.cli.schemas import COMMANDS, Export
 from bgzero.errors import ConfigError
 from bgzero.value.checkpoint import load_evaluator, located, read_checkpoint, save_play
 from bgzero.value.playfile import SUFFIX
@@ -27,7 +27,7 @@ def run(cfg: DictConfig) -> str:
     return f"play file of {source} written to {out} ({out.stat().st_size / 1e6:.1f} MB); play it as checkpoint:{out}"
 
 
-@command("export")
+@command(*COMMANDS["export"])
 def main(cfg: DictConfig) -> None:
     with one_line_errors("bgzero-export"):
         print(run(cfg))

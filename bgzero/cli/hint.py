@@ -12,9 +12,9 @@ from bgzero.analysis.position import (
     match_context,
     rank_moves,
 )
-from bgzero.cli import command, one_line_errors
-from bgzero.cli.options import check
-from bgzero.cli.schemas import Hint
+from bgzero.cli import one_line_errors
+from bgzero.cli.options import check, command
+from bgzero.cli.schemas import COMMANDS, Hint
 from bgzero.cube import from_match_info
 from bgzero.engine.ids import board_from_position_id, match_id, position_id
 from bgzero.engine.parse import parse_dice, read_match_id, read_position_and_match
@@ -77,7 +77,7 @@ def _describe_match(info) -> str:
     return f"{n}-point match, {aways} (score {score[0]}-{score[1]}){crawford}, {cube}"
 
 
-@command("hint", positional=("position", "dice"))
+@command(*COMMANDS["hint"], positional=("position", "dice"))
 def main(cfg: DictConfig) -> None:
     """``bgzero-hint [POSITION [DICE]] [key=value ...]``: positional arguments as gnubg takes them."""
     with one_line_errors("bgzero-hint"):

@@ -4,7 +4,8 @@ from pathlib import Path
 
 from omegaconf import DictConfig
 
-from bgzero.cli import hydra_main, one_line_errors
+from bgzero.cli import one_line_errors
+from bgzero.cli.hydra_configs import hydra_main
 from bgzero.gnubg.cube_bench import agreement
 from bgzero.learn.iterate import check_config, iterate
 

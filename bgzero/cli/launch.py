@@ -20,8 +20,9 @@ import threading
 from importlib import import_module
 from importlib.util import find_spec
 
-from bgzero.cli import config_help, reader_gone, wants_help
-from bgzero.cli.options import help_text
+from bgzero.cli import reader_gone
+from bgzero.cli.hydra_configs import config_help
+from bgzero.cli.options import help_text, wants_help
 from bgzero.cli.schemas import COMMANDS
 from bgzero.kernel_cache import numba_internals_allowed
 

@@ -6,14 +6,14 @@ from pathlib import Path
 from omegaconf import DictConfig
 
 from bgzero.arena.league import format_table, run_league, write_table
-from bgzero.cli import command, one_line_errors
-from bgzero.cli.options import check
-from bgzero.cli.schemas import League
+from bgzero.cli import one_line_errors
+from bgzero.cli.options import check, command
+from bgzero.cli.schemas import COMMANDS, League
 from bgzero.config_check import count_of_processes
 from bgzero.errors import ConfigError
 
 
-@command("league")
+@command(*COMMANDS["league"])
 def main(cfg: DictConfig) -> None:
     with one_line_errors("bgzero-league"):
         check(cfg, League)

@@ -9,9 +9,9 @@ from omegaconf import DictConfig
 
 from bgzero.agents.specs import make_agent
 from bgzero.atomic import atomic_write_text
-from bgzero.cli import command, one_line_errors
-from bgzero.cli.options import check
-from bgzero.cli.schemas import Match
+from bgzero.cli import one_line_errors
+from bgzero.cli.options import check, command
+from bgzero.cli.schemas import COMMANDS, Match
 from bgzero.config_check import count_of_processes
 from bgzero.errors import ConfigError, Interrupted
 from bgzero.match.files import write_match_file
@@ -86,7 +86,7 @@ def run(cfg: DictConfig) -> dict:
     return result
 
 
-@command("match")
+@command(*COMMANDS["match"])
 def main(cfg: DictConfig) -> None:
     with one_line_errors("bgzero-match"):
         run(cfg)

@@ -4,7 +4,7 @@ Each field of a command's options class (:mod:`bgzero.cli.schemas`) is made by :
 its annotation says how a typed value is read, its rule (:mod:`bgzero.config_check`) what
 values are allowed, and its doc what it does. From that one declaration come ``--help``
 (:func:`help_text`), the reading of ``key=value`` arguments (:func:`compose`) and the one-line
-errors. What a command receives is an OmegaConf ``DictConfig`` in struct mode, as Hydra gives
+errors; :func:`command` makes a command's ``main`` of them. What a command receives is an OmegaConf ``DictConfig`` in struct mode, as Hydra gives
 ``bgzero-train``: reading an option the command lacks is an error, not a None.
 
 The arguments are read here, not by Hydra's grammar: a value is split from its key at the
@@ -16,14 +16,16 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import functools
 import re
+import sys
 import types
 import typing
 from datetime import datetime
 from typing import Any
 
 from bgzero.config_check import Rule, flag, text
-from bgzero.errors import ConfigError, shown
+from bgzero.errors import BgzeroError, ConfigError, one_line, shown
 
 _INT = re.compile(r"[+-]?(?:0|[1-9](?:_?[0-9])*)", re.ASCII)
 _FLOAT = re.compile(r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:e[+-]?[0-9]+)?|inf|nan)", re.ASCII | re.IGNORECASE)
@@ -165,7 +167,7 @@ def compose(schema: type, args: list[str], positional: tuple[str, ...] = ()):
     try:
         OmegaConf.resolve(cfg)
     except OmegaConfBaseException as e:
-        raise ConfigError(" ".join(line.strip() for line in str(e).splitlines() if line.strip())) from None
+        raise ConfigError(one_line(str(e))) from None
     OmegaConf.set_struct(cfg, True)
     check(cfg, schema)
     return cfg
@@ -223,3 +225,28 @@ def help_text(schema: type, prog: str) -> str:
              for left, doc in rows]
     about = inspect.cleandoc(schema.__doc__ or "")
     return f"{prog}: {about}\n\noptions, as key=value (each shown with its default):\n" + "\n".join(lines)
+
+
+def wants_help(args: list[str]) -> bool:
+    """Whether command-line ``args`` ask for ``--help`` (or ``-h``)."""
+    return any(arg in ("--help", "-h") for arg in args)
+
+
+def command(prog: str, schema: type, positional: tuple[str, ...] = ()):
+    """The ``main`` of command ``prog``: its options (``schema``, from :mod:`bgzero.cli.schemas`) read
+    from the command line (or ``main(argv)``'s list) and checked, then ``fn(cfg)``. Bare arguments fill ``positional``
+    in order, as gnubg's ``hint 4HPwATDgc/ABMA 31``; a mistake is one line naming it, before any work."""
+    def wrap(fn):
+        @functools.wraps(fn)
+        def main(argv: list[str] | None = None):
+            args = sys.argv[1:] if argv is None else argv
+            if wants_help(args):
+                print(help_text(schema, prog))
+                return None
+            try:
+                cfg = compose(schema, args, positional)
+            except BgzeroError as e:
+                raise SystemExit(f"{prog}: {e}") from None
+            return fn(cfg)
+        return main
+    return wrap

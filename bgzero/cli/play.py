@@ -6,9 +6,9 @@ import numpy as np
 from omegaconf import DictConfig
 
 from bgzero.agents.specs import make_agent, spec_name
-from bgzero.cli import command, one_line_errors
-from bgzero.cli.options import check
-from bgzero.cli.schemas import Play
+from bgzero.cli import one_line_errors
+from bgzero.cli.options import check, command
+from bgzero.cli.schemas import COMMANDS, Play
 from bgzero.match.files import check_suffix
 from bgzero.match.record import MatchRecord
 from bgzero.ui.play import Hints, PlaySession
@@ -32,7 +32,7 @@ def run(cfg: DictConfig, stdin=sys.stdin, stdout=sys.stdout) -> MatchRecord:
     return session.run()
 
 
-@command("play")
+@command(*COMMANDS["play"])
 def main(cfg: DictConfig) -> None:
     with one_line_errors("bgzero-play"):  # Ctrl-C at a prompt: one line and exit 130, as for every command
         run(cfg)

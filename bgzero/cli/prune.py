@@ -6,9 +6,9 @@ from dataclasses import asdict
 import torch
 from omegaconf import DictConfig
 
-from bgzero.cli import command, one_line_errors
-from bgzero.cli.options import check
-from bgzero.cli.schemas import Prune
+from bgzero.cli import one_line_errors
+from bgzero.cli.options import check, command
+from bgzero.cli.schemas import COMMANDS, Prune
 from bgzero.errors import ConfigError
 from bgzero.learn.distill import distill
 from bgzero.value.checkpoint import load_checkpoint, load_evaluator, net_fields, save_checkpoint
@@ -30,7 +30,7 @@ def run(cfg: DictConfig) -> str:
             f"{report.pairs:,} held-out position-rolls; written to {out}")
 
 
-@command("prune")
+@command(*COMMANDS["prune"])
 def main(cfg: DictConfig) -> None:
     with one_line_errors("bgzero-prune"):
         print(run(cfg))

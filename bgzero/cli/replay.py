@@ -10,11 +10,13 @@ import time
 
 from omegaconf import DictConfig
 
-from bgzero.cli import command, reader_gone
+from bgzero.cli import reader_gone
+from bgzero.cli.options import command
+from bgzero.cli.schemas import COMMANDS
 from bgzero.errors import BgzeroError
 
 
-@command("replay", positional=("file",))
+@command(*COMMANDS["replay"], positional=("file",))
 def main(cfg: DictConfig) -> None:
     """``bgzero-replay FILE.mat|FILE.sgf [pace=0.5] [board=unicode|ascii] [colour=auto|true|false] [jacoby=false]``."""
     if cfg.file is None:

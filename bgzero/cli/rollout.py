@@ -6,9 +6,9 @@ from omegaconf import DictConfig
 
 from bgzero.agents.specs import checkpoint_file
 from bgzero.atomic import atomic_write_text
-from bgzero.cli import command, one_line_errors
-from bgzero.cli.options import check
-from bgzero.cli.schemas import Rollout
+from bgzero.cli import one_line_errors
+from bgzero.cli.options import check, command
+from bgzero.cli.schemas import COMMANDS, Rollout
 from bgzero.config_check import distinct_files
 from bgzero.cube import MatchState, from_match_info
 from bgzero.engine.ids import match_id, position_id
@@ -76,7 +76,7 @@ def report(doc: dict) -> str:
     return "\n".join(lines)
 
 
-@command("rollout")
+@command(*COMMANDS["rollout"])
 def main(cfg: DictConfig) -> None:
     with one_line_errors("bgzero-rollout"):
         print(report(run(cfg)))

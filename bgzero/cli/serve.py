@@ -6,9 +6,9 @@ from pathlib import Path
 from omegaconf import DictConfig
 
 from bgzero.agents.specs import make_agent
-from bgzero.cli import command, one_line_errors
-from bgzero.cli.options import check
-from bgzero.cli.schemas import Serve
+from bgzero.cli import one_line_errors
+from bgzero.cli.options import check, command
+from bgzero.cli.schemas import COMMANDS, Serve
 from bgzero.gnubg.refereed import RefereedMatch, play_refereed
 from bgzero.gnubg.serve import ExternalPlayer, Server
 
@@ -48,7 +48,7 @@ def _games(n: int) -> str:
     return f"{n} game" if n == 1 else f"{n} games"
 
 
-@command("serve")
+@command(*COMMANDS["serve"])
 def main(cfg: DictConfig) -> None:
     with one_line_errors("bgzero-serve"):
         check(cfg, Serve)  # log_level among them, before logging is set up with it

@@ -4,7 +4,8 @@ from hydra.core.hydra_config import HydraConfig
 from hydra.types import RunMode
 from omegaconf import DictConfig
 
-from bgzero.cli import hydra_main, one_line_errors
+from bgzero.cli import one_line_errors
+from bgzero.cli.hydra_configs import hydra_main
 from bgzero.config_check import TRAIN, check
 from bgzero.learn.train import train
 

@@ -2,9 +2,9 @@
 
 from omegaconf import DictConfig
 
-from bgzero.cli import command, one_line_errors
-from bgzero.cli.options import check
-from bgzero.cli.schemas import Web
+from bgzero.cli import one_line_errors
+from bgzero.cli.options import check, command
+from bgzero.cli.schemas import COMMANDS, Web
 from bgzero.web.api import create_app
 from bgzero.web.engine import Engine
 
@@ -23,7 +23,7 @@ def build(cfg: DictConfig):
                       idle_minutes=float(cfg.idle_minutes), upload_bytes=int(cfg.upload_bytes))
 
 
-@command("web")
+@command(*COMMANDS["web"])
 def main(cfg: DictConfig) -> None:
     import uvicorn
 
