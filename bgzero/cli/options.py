@@ -4,8 +4,9 @@ Each field of a command's options class (:mod:`bgzero.cli.schemas`) is made by :
 its annotation says how a typed value is read, its rule (:mod:`bgzero.config_check`) what
 values are allowed, and its doc what it does. From that one declaration come ``--help``
 (:func:`help_text`), the reading of ``key=value`` arguments (:func:`compose`) and the one-line
-errors; :func:`command` makes a command's ``main`` of them. What a command receives is an OmegaConf ``DictConfig`` in struct mode, as Hydra gives
-``bgzero-train``: reading an option the command lacks is an error, not a None.
+errors; :func:`command` makes a command's ``main`` of them. What a command receives is an
+OmegaConf ``DictConfig`` in struct mode, as Hydra gives ``bgzero-train``: reading an option the
+command lacks is an error, not a None.
 
 The arguments are read here, not by Hydra's grammar: a value is split from its key at the
 first ``=`` (so ``position=XGID=...`` needs no quotes), and typed by the field's annotation
@@ -17,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import functools
+import inspect
 import re
 import sys
 import types
@@ -42,9 +44,9 @@ def option(default: Any = None, doc: str = "", rule: Rule | None = None, *, fact
     return dataclasses.field(default=default, metadata=meta)
 
 
-def section(cls: type, doc: str = "") -> Any:
+def section(cls: type) -> Any:
     """A group of options under one prefix (``referee.match``), itself an options class."""
-    return dataclasses.field(default_factory=cls, metadata={"doc": doc, "rule": None})
+    return dataclasses.field(default_factory=cls)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -95,8 +97,6 @@ def _rule_of(kinds: tuple) -> Rule | None:
 def read_value(raw: str, kinds: tuple):
     """``raw`` as the option's value: quoted is text; ``[a,b]`` a list; null, true/false and numbers
     their own type where the option takes it; anything else text (a rule then says what is wanted)."""
-    if len(raw) >= 2 and raw[0] == raw[-1] and raw[0] in "'\"":
-        return raw[1:-1]
     if raw.startswith("[") and raw.endswith("]") and (list in kinds or object in kinds):
         return [_scalar(item.strip(), (object,)) for item in raw[1:-1].split(",") if item.strip()]
     return _scalar(raw, kinds)
@@ -174,6 +174,7 @@ def compose(schema: type, args: list[str], positional: tuple[str, ...] = ()):
 
 
 def _nested(values: dict) -> dict:
+    """Dotted keys (``referee.match``) as nested sections."""
     out: dict = {}
     for key, value in values.items():
         *sections, name = key.split(".")
@@ -217,8 +218,6 @@ def spelled(value) -> str:
 def help_text(schema: type, prog: str) -> str:
     """``--help``: what the command does and its examples (the class's docstring), then every option
     with its default and what it does."""
-    import inspect
-
     rows = [(f"{f.key}={spelled(f.default)}", f.doc) for f in fields(schema)]
     width = min(max(len(left) for left, _ in rows) + 2, 34)
     lines = [f"  {left.ljust(width)}{doc}".rstrip() if len(left) < width else f"  {left}\n  {'':{width}}{doc}"
