@@ -76,7 +76,8 @@ def _dotted_keys(node: dict, prefix: str = "") -> list[str]:
 def _keys_of(cfg) -> list[str]:
     from omegaconf import OmegaConf
 
-    return _dotted_keys(OmegaConf.to_container(cfg, resolve=False))
+    container = OmegaConf.to_container(cfg, resolve=False)
+    return _dotted_keys(container) if isinstance(container, dict) else []
 
 
 def _additions(overrides: list[str]) -> list[str]:
