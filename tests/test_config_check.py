@@ -128,3 +128,12 @@ def test_one_eval_point_at_the_final_step_and_none_lost_on_resume(tmp_path):
     acc = EventAccumulator(str(out / "tb")).Reload()
     steps = [e.step for e in acc.Scalars("eval/ppg_vs_pubeval")]
     assert steps == [32, 64], steps
+
+
+def test_a_mistyped_agent_is_refused_before_overwrite_removes_an_earlier_run(tmp_path):
+    (tmp_path / "match_0001.mat").write_text("the earlier run's match")
+    (tmp_path / "result.json").write_text("{}")
+    with pytest.raises(ConfigError, match="unknown agent 'nosuch'"):
+        match_cli.run(compose_config("match", "a=nosuch", "b=pubeval", f"out={tmp_path}", "overwrite=true",
+                                     "matches=1", "progress=false"))
+    assert (tmp_path / "match_0001.mat").read_text() == "the earlier run's match"
