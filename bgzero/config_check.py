@@ -3,10 +3,9 @@
 Hydra hands over whatever was typed: ``td.lam=abc`` arrives as a string, ``td.lr=nan`` as a
 float, ``net.exact_bearoff=maybe`` as a truthy string. A rule here says what one option may
 hold and raises a one-line :class:`~bgzero.errors.ConfigError` naming the key, the value and what
-it should be, before a game is played or a file written. The commands' options use them
-(:mod:`bgzero.cli.schemas`); Hydra's two commands list theirs key by key (:data:`TRAIN`,
-:data:`ITERATE`, applied by :func:`check`). Output paths are checked here too, so work is never
-thrown away because its result cannot be saved.
+it should be, before a game is played or a file written. Each option declares its rule
+(:mod:`bgzero.schema`). Output paths are checked here too, so work is never thrown away because
+its result cannot be saved.
 """
 
 from __future__ import annotations
@@ -25,16 +24,6 @@ from bgzero.paths import unusable_name
 
 Rule = Callable[[str, object], None]
 """``rule(key, value)`` returns if ``value`` is allowed for ``key`` and raises ConfigError otherwise."""
-
-_ABSENT = object()
-
-
-def check(cfg: DictConfig, schema: Mapping[str, Rule]) -> None:
-    """Apply each rule of ``schema`` to its key of ``cfg``; keys ``cfg`` lacks are skipped."""
-    for key, rule in schema.items():
-        value = OmegaConf.select(cfg, key, default=_ABSENT, throw_on_missing=False)
-        if value is not _ABSENT:
-            rule(key, value)
 
 
 def _fail(key: str, value, wanted: str):
@@ -299,48 +288,6 @@ WIDTHS_MOST = 65_536
 MATCH_LENGTH = whole(0, 64)
 """0 for money, else up to the longest match a Match ID holds (``bgzero.engine.ids.MAX_MATCH_LENGTH``,
 which this layer may not import; a test holds the two equal)."""
-
-
-# --------------------------------------------------------------------------- Hydra's commands
-#
-# bgzero-train and bgzero-iterate compose their configs with Hydra's groups (configs/); their rules
-# are here, key by key. Every other command declares its options, rules included, in bgzero.cli.schemas.
-
-TRAIN: dict[str, Rule] = {
-    "seed": SEED, "name": run_name(), "device": device(),
-    "train.games": GAMES, "train.checkpoint_every": whole(1), "train.out_dir": output_dir(),
-    "train.resume": text(null=True), "train.overwrite": flag(), "train.progress": flag(),
-    "net.hidden": widths(), "net.activation": text(), "net.race.hidden": widths(), "net.race.activation": text(),
-    "net.exact_bearoff": flag(), "encoder.name": text(),
-    "selfplay.workers": WORKERS, "selfplay.parallel_games": whole(1, 100_000, why="games in lockstep, each holding its boards"),
-    "selfplay.games_per_chunk": whole(1, 100_000, why="a chunk is played whole before the net learns from it"),
-    "selfplay.epsilon": number(0, 1), "selfplay.explore_top": whole(0), "selfplay.backend": choice("local", "ray"),
-    "selfplay.ray.address": text(null=True), "selfplay.ray.in_flight": whole(1), "selfplay.ray.max_restarts": whole(0),
-    "selfplay.ray.cpus_per_worker": number(0.125, why="workers=auto starts the cluster's CPUs over this many actors: "
-                                                      "below 1/8, more than 8 a core"),
-    "td.lam": number(0, 1), "td.optimizer": choice("adam", "sgd"), "td.lr": number(above=0, most=10, why="TD updates diverge far below it"),
-    "td.lr_schedule": choice("constant", "linear", "cosine"), "td.lr_final": number(0),
-    "td.batch_size": whole(1), "td.epochs": whole(1),
-    "eval.every_games": whole(0), "eval.games": whole(1), "eval.final_games": whole(1), "eval.seed": SEED,
-}
-ITERATE = {
-    "seed": SEED, "start": text(), "out_dir": output_dir(), "generations": whole(1), "budget": duration(),
-    "progress": flag(),
-    "candidates.positions": whole(1), "candidates.parallel_games": whole(1, 100_000), "candidates.top": whole(2), "candidates.explore": number(0, 1),
-    "candidates.classes": subset("contact", "race"),
-    "labelling.teacher": text(null=True), "labelling.ply": PLY, "labelling.labels": whole(1, null=True),
-    "labelling.chunk": whole(96), "labelling.processes": processes(), "labelling.backend": choice("local", "ray"),
-    "labelling.ray.address": text(null=True),
-    "labelling.rollout.turns": whole(0, null=True), "labelling.rollout.close": number(0, null=True),
-    "labelling.rollout.classes": subset("contact", "race"), "labelling.rollout.top": whole(2),
-    "labelling.rollout.trials": whole(1), "labelling.rollout.truncate": whole(1),
-    "labelling.rollout.player": text(null=True),
-    "finetune.epochs": whole(1), "finetune.lr": number(above=0, most=1), "finetune.anchor": number(0), "finetune.calibrate": number(0),
-    "finetune.widen": whole(0), "finetune.race": flag(), "finetune.prune_positions": whole(1000),
-    "finetune.earlier": whole(0),
-    "gate.games": whole(2), "gate.chunk": whole(2), "gate.ply": PLY, "gate.opponents": agent_list(),
-    "gate.move_errors": flag(), "gate.cube": plies(empty=True), "gate.margin": number(), "gate.processes": processes(),
-}
 
 
 def distinct_files(outputs: Mapping[str, object], inputs: Mapping[str, object]) -> None:

@@ -12,12 +12,12 @@ from bgzero.cli import eval as eval_cli
 from bgzero.cli import match as match_cli
 from bgzero.cli import play as play_cli
 from bgzero.cli import serve as serve_cli
-from bgzero.cli.options import check
 from bgzero.cli.schemas import Play
 from bgzero.engine.ids import MAX_MATCH_LENGTH
 from bgzero.errors import ConfigError, OutputError
 from bgzero.learn.run_lock import RunLock, RunLockedError
 from bgzero.learn.train import train
+from bgzero.schema import check
 from tests.conftest import compose_config, compose_train
 
 

@@ -21,16 +21,17 @@ import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bgzero.config_check import TRAIN
 from bgzero.engine.board import START
 from bgzero.engine.ids import board_from_position_id, match_id, match_info_from_id, position_id
 from bgzero.engine.movegen import legal_results
 from bgzero.engine.notation import parse_move
 from bgzero.errors import BgzeroError
 from bgzero.gnubg.fibs import format_line, parse_line, situation
+from bgzero.learn.schemas import Train
 from bgzero.match.mat import format_match, parse_match, player_name
 from bgzero.match.runner import play_matches
 from bgzero.match.sgf import format_sgf, parse_sgf
+from bgzero.schema import fields
 from bgzero.value.checkpoint import FORMAT, load_evaluator
 from bgzero.value.net import NetConfig, ValueNet
 from bgzero.value.playfile import play_state
@@ -220,15 +221,18 @@ def test_play_files(tmp_path_factory, case):
         assert np.isfinite(evaluator.probs(START[None])).all()
 
 
-@run(st.tuples(st.sampled_from(sorted(TRAIN)),
+TRAIN_RULES = {f.key: f.rule for f in fields(Train) if f.rule is not None}
+
+
+@run(st.tuples(st.sampled_from(sorted(TRAIN_RULES)),
                st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), st.text(max_size=20),
                          st.lists(st.one_of(st.integers(), st.floats()), max_size=3))))
 def test_config_values(case):
     key, value = case
 
     def check():
-        TRAIN[key](key, value)
+        TRAIN_RULES[key](key, value)
         return True
     ok = fuzz("config value", check)
     if ok and isinstance(value, float) and not np.isfinite(value):  # Hydra reads name=inf as a float:
-        TRAIN[key](key, str(value))  # only a rule that takes text lets it through, as the word it is
+        TRAIN_RULES[key](key, str(value))  # only a rule that takes text lets it through, as the word it is

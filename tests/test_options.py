@@ -3,9 +3,10 @@
 import pytest
 from omegaconf.errors import ConfigAttributeError
 
-from bgzero.cli.options import compose, fields
+from bgzero.cli.options import compose
 from bgzero.cli.schemas import COMMANDS, Analyze, BenchCube, BenchErrors, Evaluate, Hint, Play, Replay, Serve, Web
 from bgzero.errors import ConfigError
+from bgzero.schema import fields
 
 
 @pytest.mark.parametrize("name", sorted(COMMANDS))

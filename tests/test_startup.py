@@ -235,7 +235,7 @@ def test_an_option_the_command_lacks_gets_one_line_naming_the_options():
 
 @pytest.mark.parametrize("argv, words", [
     (["bgzero.cli.train", "nope=1"], "bgzero-train: no option 'nope'; the options are seed, name, device, train, net"),
-    (["bgzero.cli.train", "net=nosuch"], "Could not find 'net/nosuch' Available options in 'net': mlp128"),
+    (["bgzero.cli.train", "net=nosuch"], "Could not find 'net/nosuch' Available options in 'net': mlp80"),
     (["bgzero.cli.hint", "4HPwATDgc/ABMA", "dice=3,7"], "bgzero-hint: dice"),
     (["bgzero.cli.eval", "games=0", "out=OUT"], "bgzero-eval: games=0 is not allowed"),
     (["bgzero.cli.match", "a=nosuch", "out=OUT"], "bgzero-match: unknown agent 'nosuch'"),

@@ -149,29 +149,29 @@ def test_an_interpolation_that_does_not_resolve_is_one_line(module, args):
 # --------------------------------------------------------------------------- bounds
 
 def _too_big(seed: int = 6) -> list[tuple[str, str, str]]:
-    """(schema, key, value): sizes no run can reach, each just past its bound and far past it."""
+    """(command, key, value): sizes no run can reach, each just past its bound and far past it."""
     from bgzero.config_check import most_processes
 
     MOST_PROCESSES = most_processes()
     rng = random.Random(seed)
-    cases = [("TRAIN", "train.games", 10**10), ("TRAIN", "seed", 2**63 - 1), ("TRAIN", "td.lr", 10),
-             ("TRAIN", "selfplay.parallel_games", 100_000), ("TRAIN", "selfplay.games_per_chunk", 100_000),
-             ("TRAIN", "selfplay.workers", MOST_PROCESSES), ("eval", "processes", MOST_PROCESSES),
+    cases = [("train", "train.games", 10**10), ("train", "seed", 2**63 - 1), ("train", "td.lr", 10),
+             ("train", "selfplay.parallel_games", 100_000), ("train", "selfplay.games_per_chunk", 100_000),
+             ("train", "selfplay.workers", MOST_PROCESSES), ("eval", "processes", MOST_PROCESSES),
              ("rollout", "trials", 10**9), ("rollout", "processes", MOST_PROCESSES), ("prune", "hidden", 65_536),
-             ("ITERATE", "labelling.processes", MOST_PROCESSES), ("ITERATE", "gate.processes", MOST_PROCESSES)]
+             ("iterate", "labelling.processes", MOST_PROCESSES), ("iterate", "gate.processes", MOST_PROCESSES)]
     out = []
     for schema, key, bound in cases:
         for past in (bound + 1 if isinstance(bound, int) else bound * 1.01, bound * rng.randint(10, 10**6)):
             out.append((schema, key, past))
-    return out + [("TRAIN", "net.hidden", [65_537]), ("TRAIN", "td.lr", 1e30), ("TRAIN", "seed", 10**29)]
+    return out + [("train", "net.hidden", [65_537]), ("train", "td.lr", 1e30), ("train", "seed", 10**29)]
 
 
 def test_a_user_who_means_more_processes_raises_the_cap(monkeypatch):
     from omegaconf import OmegaConf
 
-    from bgzero.cli.options import check
     from bgzero.cli.schemas import Evaluate
     from bgzero.config_check import most_processes
+    from bgzero.schema import check
 
     many = {"a": "pubeval", "b": "random", "processes": most_processes() + 1}
     with pytest.raises(ConfigError, match="BGZERO_MOST_PROCESSES=N raises the cap"):
@@ -186,18 +186,15 @@ def test_a_user_who_means_more_processes_raises_the_cap(monkeypatch):
 def test_every_size_has_a_bound_that_says_why():
     from omegaconf import OmegaConf
 
-    import bgzero.config_check as config_check
-    from bgzero.cli import options
+    from bgzero.cli.hydra_configs import OPTIONS
     from bgzero.cli.schemas import COMMANDS
+    from bgzero.schema import check
 
-    for schema, key, value in _too_big():
+    for command, key, value in _too_big():
         cfg = OmegaConf.create({})
         OmegaConf.update(cfg, key, value)
         with pytest.raises(ConfigError, match=rf"^{key}=.*\(|{key}=.*from 1 to"):
-            if schema in COMMANDS:
-                options.check(cfg, COMMANDS[schema][1])
-            else:  # Hydra's commands, train and iterate
-                config_check.check(cfg, getattr(config_check, schema))
+            check(cfg, COMMANDS[command][1] if command in COMMANDS else OPTIONS[command])
 
 
 @pytest.mark.parametrize("module, args", [
@@ -214,14 +211,15 @@ def test_a_size_past_its_bound_is_refused_at_once(module, args, tmp_path):
 def test_ray_cpus_per_worker_has_a_floor_that_keeps_workers_auto_finite():
     from omegaconf import OmegaConf
 
-    from bgzero.config_check import TRAIN, check
+    from bgzero.learn.schemas import Train
+    from bgzero.schema import check
 
     rng = random.Random(8)
     for value in [0, 0.0, -1, 1e-9] + [rng.uniform(0, 0.125) for _ in range(6)]:  # 0 divided the cluster's CPUs by zero
         with pytest.raises(ConfigError, match=r"selfplay\.ray\.cpus_per_worker=.*1/8"):
-            check(OmegaConf.create({"selfplay": {"ray": {"cpus_per_worker": value}}}), TRAIN)
+            check(OmegaConf.create({"selfplay": {"ray": {"cpus_per_worker": value}}}), Train)
     for value in (0.125, 0.5, 1, 4):
-        check(OmegaConf.create({"selfplay": {"ray": {"cpus_per_worker": value}}}), TRAIN)
+        check(OmegaConf.create({"selfplay": {"ray": {"cpus_per_worker": value}}}), Train)
 
 
 @pytest.mark.parametrize("spelling", ["yes", "no", "1", "0", "on", "y"])
@@ -589,9 +587,9 @@ def test_an_unknown_option_added_with_a_plus_is_refused_naming_the_nearest(confi
     """``+KEY=VALUE`` is Hydra's way to add a key: one no command reads was silently ignored."""
     from omegaconf import OmegaConf
 
-    from bgzero.cli.hydra_configs import _dotted_keys
+    from bgzero.schema import dotted_keys
 
-    keys = _dotted_keys(OmegaConf.to_container(compose_config(config_name), resolve=False))
+    keys = dotted_keys(OmegaConf.to_container(compose_config(config_name), resolve=False))
     for n, (key, typo) in enumerate(_typos(keys, 12, seed=len(config_name))):
         with pytest.raises(ConfigError, match=rf"^no option '{typo}' \(nearest: [\w.]+\)") as refused:
             compose_config(config_name, ("+" if n % 2 else "++") + f"{typo}=1")

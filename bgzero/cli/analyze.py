@@ -20,12 +20,13 @@ from bgzero.analysis.match import analyse_matches, format_rollouts, format_summa
 from bgzero.analysis.position import best_moves, evaluator_from_spec
 from bgzero.atomic import atomic_write, atomic_write_text
 from bgzero.cli import one_line_errors
-from bgzero.cli.options import check, command
+from bgzero.cli.options import command
 from bgzero.cli.schemas import COMMANDS, Analyze
 from bgzero.config_check import check_output_file, distinct_files
 from bgzero.engine.parse import parse_dice, read_position_and_match
 from bgzero.errors import BgzeroError, ConfigError, InvalidDiceError, InvalidPositionError
 from bgzero.match.files import SUFFIXES, check_suffix, read_match_file
+from bgzero.schema import check
 
 EXAMPLE = "'4HPwATDgc/ABMA 31'"
 

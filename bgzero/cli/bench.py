@@ -11,8 +11,9 @@ from omegaconf import DictConfig, ListConfig, OmegaConf
 
 from bgzero.cli import one_line_errors
 from bgzero.cli.launch import BENCH_USAGE, bench_subcommand
-from bgzero.cli.options import check, command, wants_help
+from bgzero.cli.options import command, wants_help
 from bgzero.cli.schemas import COMMANDS, BenchCube, BenchErrors
+from bgzero.schema import check
 
 
 def _listed(value) -> list:

@@ -14,11 +14,12 @@ from bgzero.arena import reports
 from bgzero.arena.duplicate import play_duplicate_from_specs
 from bgzero.atomic import atomic_write_text
 from bgzero.cli import one_line_errors
-from bgzero.cli.options import check, command
+from bgzero.cli.options import command
 from bgzero.cli.schemas import COMMANDS, Evaluate
 from bgzero.cli.tensorboard_events import tensorboard_installed, write_scalars
 from bgzero.config_check import count_of_processes, distinct_files
 from bgzero.errors import Interrupted
+from bgzero.schema import check
 
 
 def check_report(cfg: DictConfig) -> None:

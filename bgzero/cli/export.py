@@ -5,9 +5,10 @@ from pathlib import Path
 from omegaconf import DictConfig
 
 from bgzero.cli import one_line_errors
-from bgzero.cli.options import check, command
+from bgzero.cli.options import command
 from bgzero.cli.schemas import COMMANDS, Export
 from bgzero.errors import ConfigError
+from bgzero.schema import check
 from bgzero.value.checkpoint import load_evaluator, located, read_checkpoint, save_play
 from bgzero.value.playfile import SUFFIX
 

@@ -13,12 +13,13 @@ from bgzero.analysis.position import (
     rank_moves,
 )
 from bgzero.cli import one_line_errors
-from bgzero.cli.options import check, command
+from bgzero.cli.options import command
 from bgzero.cli.schemas import COMMANDS, Hint
 from bgzero.cube import from_match_info
 from bgzero.engine.ids import board_from_position_id, match_id, position_id
 from bgzero.engine.parse import parse_dice, read_match_id, read_position_and_match
 from bgzero.errors import ConfigError
+from bgzero.schema import check
 from bgzero.ui.hint_text import cube_lines, evaluation_lines, moves_table
 
 

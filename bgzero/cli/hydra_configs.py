@@ -1,6 +1,7 @@
-"""Hydra's two commands, ``bgzero-train`` and ``bgzero-iterate``: their config groups (``experiment=``,
-``recipe=``) and sweeps are Hydra's, in ``configs/``. Their config is composed with Hydra's compose
-API and checked before any work; Hydra's own ``main`` runs only for its flags (``-m``, ``--cfg``).
+"""Hydra's two commands, ``bgzero-train`` and ``bgzero-iterate``: their options are declared in
+:mod:`bgzero.learn.schemas`, and Hydra composes its config groups (``experiment=``, ``recipe=``, in
+``configs/``) and sweeps onto them. The config is composed with Hydra's compose API and checked
+before any work; Hydra's own ``main`` runs only for its flags (``-m``, ``--cfg``).
 """
 
 import functools
@@ -9,29 +10,42 @@ import sys
 from pathlib import Path
 
 from bgzero import paths
-from bgzero.cli.options import no_option, wants_help
+from bgzero.cli.options import help_text, no_option, wants_help
 from bgzero.errors import BgzeroError, ConfigError, one_line
+from bgzero.learn.schemas import Iterate, Train
+from bgzero.schema import defaults, dotted_keys
 
 CONFIGS = str(paths.CONFIGS)
 """The Hydra configs, as an absolute path: console scripts run from anywhere."""
 
 
-def config_help(config_name: str, prog: str) -> str:
-    """The ``--help`` text: the command's own config file, its options with their comments.
+OPTIONS = {"train": Train, "iterate": Iterate}
+"""Each Hydra command's options: the base its config file's groups compose onto."""
 
-    Hydra's own help lists the config groups of every config under ``configs/`` (training's)
-    and drops the comments; the file itself, less its ``hydra:`` block, says what each option does.
-    """
-    path = Path(CONFIGS) / f"{config_name}.yaml"
-    lines, in_hydra = [], False
-    for line in path.read_text().splitlines():
-        if line and not line[0].isspace() and not line.startswith("#"):
-            in_hydra = line.startswith("hydra:")
-        if not in_hydra and "override hydra/" not in line:
-            lines.append(line)
-    body = "\n".join(lines).strip()
-    return (f"{prog}: options are key=value, each shown with its default and comment ({path.name}):\n\n"
-            f"{body}\n\nHydra's flags also work: --cfg job prints the composed config, --info its sources.")
+
+def config_groups(config_name: str) -> dict[str, list[str]]:
+    """The config groups ``configs/CONFIG_NAME.yaml`` offers (``experiment``), each with its choices."""
+    groups = {}
+    for line in (Path(CONFIGS) / f"{config_name}.yaml").read_text().splitlines():
+        if (match := re.fullmatch(r"\s*- (\w+): null\b.*", line)) and (Path(CONFIGS) / match[1]).is_dir():
+            groups[match[1]] = sorted(p.stem for p in (Path(CONFIGS) / match[1]).glob("*.yaml"))
+    return groups
+
+
+def config_help(config_name: str, prog: str) -> str:
+    """``--help``: the options as every command lists them, then the config groups and Hydra's flags."""
+    groups = "\n".join(f"  {group}={'|'.join(choices)}" for group, choices in config_groups(config_name).items())
+    return (f"{help_text(OPTIONS[config_name], prog)}\n\nconfig groups (configs/{config_name}.yaml; each sets "
+            f"several options at once):\n{groups}\n\nHydra's flags also work: -m sweeps (td.lam=0.5,0.9), "
+            "--cfg job prints the composed config, --info its sources.")
+
+
+def _register(config_name: str) -> None:
+    """The command's options, as Hydra's base config ``CONFIG_NAME_options`` (its file's defaults list
+    names it first)."""
+    from hydra.core.config_store import ConfigStore
+
+    ConfigStore.instance().store(name=f"{config_name}_options", node=defaults(OPTIONS[config_name]))
 
 
 def hydra_main(config_name: str, check):
@@ -51,6 +65,7 @@ def hydra_main(config_name: str, check):
             if any(arg.startswith("-") or arg.lstrip("+~").startswith("hydra.") for arg in args):
                 import hydra
 
+                _register(config_name)
                 return hydra.main(version_base="1.3", config_path=CONFIGS, config_name=config_name)(fn)()
             try:
                 cfg = hydra_compose(config_name, args)
@@ -65,19 +80,11 @@ def hydra_main(config_name: str, check):
 _NO_OPTION = re.compile(r"Could not override '([^']+)'")
 
 
-def _dotted_keys(node: dict, prefix: str = "") -> list[str]:
-    """Every value's key of a nested config, as ``td.lam``."""
-    keys = []
-    for name, value in node.items():
-        keys += _dotted_keys(value, f"{prefix}{name}.") if isinstance(value, dict) else [prefix + str(name)]
-    return keys
-
-
 def _keys_of(cfg) -> list[str]:
     from omegaconf import OmegaConf
 
     container = OmegaConf.to_container(cfg, resolve=False)
-    return _dotted_keys(container) if isinstance(container, dict) else []
+    return dotted_keys(container) if isinstance(container, dict) else []
 
 
 def _additions(overrides: list[str]) -> list[str]:
@@ -99,6 +106,7 @@ def hydra_compose(config_name: str, overrides: list[str]):
     from hydra.errors import HydraException
     from omegaconf.errors import OmegaConfBaseException
 
+    _register(config_name)
     with initialize_config_dir(config_dir=CONFIGS, version_base="1.3"):
         try:
             cfg = compose(config_name, overrides=overrides)

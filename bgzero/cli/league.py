@@ -7,10 +7,11 @@ from omegaconf import DictConfig
 
 from bgzero.arena.league import format_table, run_league, write_table
 from bgzero.cli import one_line_errors
-from bgzero.cli.options import check, command
+from bgzero.cli.options import command
 from bgzero.cli.schemas import COMMANDS, League
 from bgzero.config_check import count_of_processes
 from bgzero.errors import ConfigError
+from bgzero.schema import check
 
 
 @command(*COMMANDS["league"])

@@ -10,12 +10,13 @@ from omegaconf import DictConfig
 from bgzero.agents.specs import make_agent
 from bgzero.atomic import atomic_write_text
 from bgzero.cli import one_line_errors
-from bgzero.cli.options import check, command
+from bgzero.cli.options import command
 from bgzero.cli.schemas import COMMANDS, Match
 from bgzero.config_check import count_of_processes
 from bgzero.errors import ConfigError, Interrupted
 from bgzero.match.files import write_match_file
 from bgzero.match.runner import play_matches_from_specs, summarise_matches
+from bgzero.schema import check
 from bgzero.ui.replay import show_match
 
 FORMATS = {"mat": (".mat",), "sgf": (".sgf",), "both": (".mat", ".sgf")}

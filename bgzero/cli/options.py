@@ -1,12 +1,10 @@
-"""A command's options declared once, as a dataclass: type, default, range and a one-line doc.
+"""A command line read into a command's options (:mod:`bgzero.schema`), and its ``--help``.
 
-Each field of a command's options class (:mod:`bgzero.cli.schemas`) is made by :func:`option`:
-its annotation says how a typed value is read, its rule (:mod:`bgzero.config_check`) what
-values are allowed, and its doc what it does. From that one declaration come ``--help``
-(:func:`help_text`), the reading of ``key=value`` arguments (:func:`compose`) and the one-line
-errors; :func:`command` makes a command's ``main`` of them. What a command receives is an
-OmegaConf ``DictConfig`` in struct mode, as Hydra gives ``bgzero-train``: reading an option the
-command lacks is an error, not a None.
+:func:`compose` reads ``key=value`` arguments into the options of a class of
+:mod:`bgzero.cli.schemas`, :func:`help_text` lists them, and :func:`command` makes a command's
+``main`` of both, with one-line errors. What a command receives is an OmegaConf ``DictConfig`` in
+struct mode, as Hydra gives ``bgzero-train``: reading an option the command lacks is an error, not
+a None.
 
 The arguments are read here, not by Hydra's grammar: a value is split from its key at the
 first ``=`` (so ``position=XGID=...`` needs no quotes), and typed by the field's annotation
@@ -15,83 +13,20 @@ first ``=`` (so ``position=XGID=...`` needs no quotes), and typed by the field's
 
 from __future__ import annotations
 
-import dataclasses
 import difflib
 import functools
 import inspect
 import re
 import sys
-import types
-import typing
 from datetime import datetime
 from typing import Any
 
-from bgzero.config_check import Rule, flag, text
 from bgzero.errors import BgzeroError, ConfigError, one_line, shown
+from bgzero.schema import check, fields, nested
 
 _INT = re.compile(r"[+-]?(?:0|[1-9](?:_?[0-9])*)", re.ASCII)
 _FLOAT = re.compile(r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:e[+-]?[0-9]+)?|inf|nan)", re.ASCII | re.IGNORECASE)
-_ABSENT = object()
 _OVERRIDE = re.compile(r"\+*[A-Za-z_][\w.]*=", re.ASCII)
-
-
-def option(default: Any = None, doc: str = "", rule: Rule | None = None, *, factory=None) -> Any:
-    """A field of a command's options: its ``default`` (or ``factory`` for a list), what it does
-    (``doc``, one line of ``--help``) and the ``rule`` its values keep (else one by its type)."""
-    meta = {"doc": doc, "rule": rule}
-    if factory is not None:
-        return dataclasses.field(default_factory=factory, metadata=meta)
-    return dataclasses.field(default=default, metadata=meta)
-
-
-def section(cls: type) -> Any:
-    """A group of options under one prefix (``referee.match``), itself an options class."""
-    return dataclasses.field(default_factory=cls)
-
-
-@dataclasses.dataclass(frozen=True)
-class Field:
-    """One option as ``--help`` and the reader see it: its dotted key, kinds, default, doc and rule."""
-
-    key: str
-    kinds: tuple
-    default: Any
-    doc: str
-    rule: Rule | None
-
-
-def fields(schema: type, prefix: str = "") -> list[Field]:
-    """Every option of ``schema``, sections flattened to dotted keys, in declaration order."""
-    hints = typing.get_type_hints(schema)
-    out = []
-    for f in dataclasses.fields(schema):
-        key, kind = prefix + f.name, hints[f.name]
-        if dataclasses.is_dataclass(kind):
-            out += fields(kind, key + ".")
-            continue
-        default = f.default_factory() if f.default is dataclasses.MISSING else f.default
-        kinds = _kinds(kind)
-        out.append(Field(key, kinds, default, f.metadata.get("doc", ""),
-                         f.metadata.get("rule") or _rule_of(kinds)))
-    return out
-
-
-def _kinds(annotation) -> tuple:
-    """The types an annotation admits: ``str | None`` is (str, NoneType); ``list[int]`` is (list,)."""
-    if annotation is Any:
-        return (object,)
-    if isinstance(annotation, types.UnionType) or typing.get_origin(annotation) is typing.Union:
-        return tuple(k for part in typing.get_args(annotation) for k in _kinds(part))
-    return (typing.get_origin(annotation) or annotation,)
-
-
-def _rule_of(kinds: tuple) -> Rule | None:
-    """The rule a plain ``bool`` or text option keeps without one of its own."""
-    if kinds == (bool,):
-        return flag()
-    if set(kinds) <= {str, type(None)}:
-        return text(null=type(None) in kinds)
-    return None
 
 
 def read_value(raw: str, kinds: tuple):
@@ -125,17 +60,6 @@ def _scalar(raw: str, kinds: tuple):
     return value
 
 
-def check(cfg, schema: type) -> None:
-    """Each option of ``cfg`` against its rule in ``schema``: a one-line ConfigError for the first
-    value out of bounds. Run by :func:`compose`, and again by a command given a config in code."""
-    from omegaconf import OmegaConf
-
-    for f in fields(schema):
-        value = OmegaConf.select(cfg, f.key, default=_ABSENT)
-        if f.rule is not None and value is not _ABSENT:
-            f.rule(f.key, value)
-
-
 def compose(schema: type, args: list[str], positional: tuple[str, ...] = ()):
     """The options of ``schema`` with ``args`` (``key=value``, or bare values filling ``positional``
     in order, as gnubg's ``hint 4HPwATDgc/ABMA 31``), checked: a DictConfig in struct mode."""
@@ -163,7 +87,7 @@ def compose(schema: type, args: list[str], positional: tuple[str, ...] = ()):
             free.remove(key)
     if not OmegaConf.has_resolver("now"):  # out=runs/eval/${now:%Y%m%d-%H%M%S}: one time per command
         OmegaConf.register_new_resolver("now", lambda pattern: datetime.now().strftime(pattern), use_cache=True)
-    cfg = OmegaConf.create(_nested(values))
+    cfg = OmegaConf.create(nested(values))
     try:
         OmegaConf.resolve(cfg)
     except OmegaConfBaseException as e:
@@ -171,18 +95,6 @@ def compose(schema: type, args: list[str], positional: tuple[str, ...] = ()):
     OmegaConf.set_struct(cfg, True)
     check(cfg, schema)
     return cfg
-
-
-def _nested(values: dict) -> dict:
-    """Dotted keys (``referee.match``) as nested sections."""
-    out: dict = {}
-    for key, value in values.items():
-        *sections, name = key.split(".")
-        node = out
-        for part in sections:
-            node = node.setdefault(part, {})
-        node[name] = value
-    return out
 
 
 def _top_level(known) -> list[str]:

@@ -7,10 +7,11 @@ from omegaconf import DictConfig
 
 from bgzero.agents.specs import make_agent, spec_name
 from bgzero.cli import one_line_errors
-from bgzero.cli.options import check, command
+from bgzero.cli.options import command
 from bgzero.cli.schemas import COMMANDS, Play
 from bgzero.match.files import check_suffix
 from bgzero.match.record import MatchRecord
+from bgzero.schema import check
 from bgzero.ui.play import Hints, PlaySession
 from bgzero.ui.render import ASCII, UNICODE
 

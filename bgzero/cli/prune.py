@@ -7,10 +7,11 @@ import torch
 from omegaconf import DictConfig
 
 from bgzero.cli import one_line_errors
-from bgzero.cli.options import check, command
+from bgzero.cli.options import command
 from bgzero.cli.schemas import COMMANDS, Prune
 from bgzero.errors import ConfigError
 from bgzero.learn.distill import distill
+from bgzero.schema import check
 from bgzero.value.checkpoint import load_checkpoint, load_evaluator, net_fields, save_checkpoint
 
 

@@ -7,7 +7,7 @@ from omegaconf import DictConfig
 from bgzero.agents.specs import checkpoint_file
 from bgzero.atomic import atomic_write_text
 from bgzero.cli import one_line_errors
-from bgzero.cli.options import check, command
+from bgzero.cli.options import command
 from bgzero.cli.schemas import COMMANDS, Rollout
 from bgzero.config_check import distinct_files
 from bgzero.cube import MatchState, from_match_info
@@ -15,6 +15,7 @@ from bgzero.engine.ids import match_id, position_id
 from bgzero.engine.parse import parse_dice, read_match_id, read_position_and_match
 from bgzero.errors import ConfigError
 from bgzero.rollout import PlayerSpec, RolloutSettings, rollout_document
+from bgzero.schema import check
 from bgzero.ui.hint_text import PROBS_HEADER, probs_columns
 
 

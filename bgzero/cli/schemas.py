@@ -1,6 +1,7 @@
 """Every command's options, declared once (:mod:`bgzero.cli.options`): what ``--help`` lists, what
-the command reads and what it refuses. ``bgzero-train`` and ``bgzero-iterate`` are Hydra's, with
-config groups (``configs/train.yaml``, ``configs/iterate.yaml``); every other command is here.
+the command reads and what it refuses. ``bgzero-train`` and ``bgzero-iterate``'s are in
+:mod:`bgzero.learn.schemas`, beside the code that reads them, as Hydra's base for their config
+groups; every other command's are here.
 
 A class's docstring is the head of its ``--help``: what the command does, then examples.
 """
@@ -10,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from bgzero.cli.options import option, section
 from bgzero.config_check import (
     AGENT,
     MATCH_LENGTH,
@@ -30,6 +30,7 @@ from bgzero.config_check import (
     text,
     whole,
 )
+from bgzero.schema import option, section
 
 REFERENCE_SIZE = whole(1, 10**6, why="a gnubg reference of a million positions is weeks of gnubg")
 

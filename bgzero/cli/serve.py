@@ -7,10 +7,11 @@ from omegaconf import DictConfig
 
 from bgzero.agents.specs import make_agent
 from bgzero.cli import one_line_errors
-from bgzero.cli.options import check, command
+from bgzero.cli.options import command
 from bgzero.cli.schemas import COMMANDS, Serve
 from bgzero.gnubg.refereed import RefereedMatch, play_refereed
 from bgzero.gnubg.serve import ExternalPlayer, Server
+from bgzero.schema import check
 
 
 def run(cfg: DictConfig) -> RefereedMatch | None:

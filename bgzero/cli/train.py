@@ -6,11 +6,10 @@ from omegaconf import DictConfig
 
 from bgzero.cli import one_line_errors
 from bgzero.cli.hydra_configs import hydra_main
-from bgzero.config_check import TRAIN, check
-from bgzero.learn.train import train
+from bgzero.learn.train import check_config, train
 
 
-@hydra_main("train", check=lambda cfg: check(cfg, TRAIN))
+@hydra_main("train", check=check_config)
 def main(cfg: DictConfig) -> None:
     if HydraConfig.initialized() and HydraConfig.get().mode == RunMode.MULTIRUN:  # a sweep's job trains in its own folder
         cfg.train.out_dir = HydraConfig.get().runtime.output_dir

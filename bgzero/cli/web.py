@@ -3,8 +3,9 @@
 from omegaconf import DictConfig
 
 from bgzero.cli import one_line_errors
-from bgzero.cli.options import check, command
+from bgzero.cli.options import command
 from bgzero.cli.schemas import COMMANDS, Web
+from bgzero.schema import check
 from bgzero.web.api import create_app
 from bgzero.web.engine import Engine
 

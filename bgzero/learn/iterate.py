@@ -39,7 +39,7 @@ from omegaconf import DictConfig, OmegaConf
 
 from bgzero.arena.duplicate import MatchResult, play_duplicate_from_specs, pooled
 from bgzero.atomic import atomic_write, atomic_write_text
-from bgzero.config_check import ITERATE, check, seconds_of
+from bgzero.config_check import seconds_of
 from bgzero.engine.classify import CONTACT, RACE, PositionClass
 from bgzero.errors import ConfigError
 from bgzero.learn.labelling import chunk_count, label, labelled_prefix, load_labels
@@ -52,6 +52,8 @@ from bgzero.learn.rollout_labels import (
     with_rollouts,
 )
 from bgzero.learn.run_lock import RunLock
+from bgzero.learn.schemas import Iterate
+from bgzero.schema import check
 
 STEPS = ("candidates", "labels", "finetune", "gate", "decide")
 class Stopped(Exception):
@@ -379,7 +381,7 @@ def check_config(cfg: DictConfig) -> None:
     from bgzero.agents.specs import make_agent
     from bgzero.value.checkpoint import load_checkpoint
 
-    check(cfg, ITERATE)
+    check(cfg, Iterate)
     for key in ("start", "labelling.teacher", "labelling.rollout.player"):
         path = OmegaConf.select(cfg, key)
         if path is not None:

@@ -29,11 +29,12 @@ from bgzero.agents.neural import NeuralAgent
 from bgzero.agents.pubeval import PubevalAgent
 from bgzero.arena.duplicate import play_duplicate
 from bgzero.atomic import atomic_write_text, remove_temporaries
-from bgzero.config_check import TRAIN, check
 from bgzero.engine.classify import CONTACT, RACE
 from bgzero.errors import CheckpointError, ConfigError, Interrupted
 from bgzero.learn.run_lock import RunLock
+from bgzero.learn.schemas import Train
 from bgzero.learn.td import batch_lambda_returns, td_loss
+from bgzero.schema import check
 from bgzero.selfplay.build import build_nets, make_evaluator, self_play_agent
 from bgzero.selfplay.player import SelfPlayer, Trajectories
 from bgzero.selfplay.workers import LocalWorkers, Workers
@@ -57,7 +58,7 @@ def learning_rate(td: DictConfig, games: int, total_games: int) -> float:
 
 def check_config(cfg: DictConfig) -> None:
     """Reject values that would fail later, with the offending key in the message."""
-    check(cfg, TRAIN)
+    check(cfg, Train)
     learning_rate(cfg.td, 0, 1)
     workers_backend(cfg)
 
