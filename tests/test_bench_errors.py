@@ -108,6 +108,16 @@ def test_the_command_runs_on_a_cached_reference(tmp_path, monkeypatch, capsys):
         assert row in out
 
 
+def test_an_agent_named_beside_the_yardsticks_is_measured_once(tmp_path, monkeypatch, capsys):
+    ref, _ = hand_made()
+    ref.meta = {"plies": 0, "games": 1, "seed": 5, "ms_per_evaluation": 0.01}
+    ref.save(tmp_path / move_errors.file_name(5, 2, 0))
+    bgzero_bench(monkeypatch, "errors", "positions=2", "seed=5", "ref_plies=0", f"cache={tmp_path}",
+                 "agent=[pubeval,random,random]")
+    rows = [line.split("|")[1].strip() for line in capsys.readouterr().out.splitlines() if line.startswith("| ")]
+    assert rows[1:] == ["gnubg@0", "gnubg@1", "pubeval", "random"]
+
+
 def test_the_command_refuses_a_bad_option_in_one_line(monkeypatch):
     with pytest.raises(SystemExit, match=r"^bgzero-bench errors: judge='gnubgg' is not allowed: one of gnubg, rollout$"):
         bgzero_bench(monkeypatch, "errors", "judge=gnubgg")

@@ -96,10 +96,11 @@ def load_judge(judge: str, judge_file: str | Path | None, positions: int, seed: 
 
 
 def measure(specs: list[str], ref: Reference) -> list[tuple[str, np.ndarray | None, float]]:
-    """Each agent's losses on ``ref`` and its seconds to choose, the yardsticks first; a gnubg
-    agent without gnubg-nn is a row of dashes (said on stderr), any other agent's error is raised."""
+    """Each agent's losses on ``ref`` and its seconds to choose, the yardsticks first, each agent
+    once; a gnubg agent without gnubg-nn is a row of dashes (said on stderr), any other agent's
+    error is raised."""
     rows = []
-    for spec in list(YARDSTICKS) + list(specs):
+    for spec in dict.fromkeys([*YARDSTICKS, *specs]):
         try:
             agent = make_agent(spec)
         except ConfigError as exc:
