@@ -218,3 +218,50 @@ def test_earlier_labels_join_the_next_generation_and_are_made_again_if_gone(stra
     assert report["labelled"] > own  # more than its own candidates: generation 1's whole turns joined
     np.testing.assert_array_equal(np.load(gen1 / "candidates.npz")["boards"], candidates_before)
     np.testing.assert_array_equal(labelling.load_labels(gen1 / "labels", 2), labels_before)
+
+
+def test_an_archive_keeps_the_labels_and_a_fresh_folder_takes_them_without_labelling(tmp_path, monkeypatch):
+    """``labelling.archive``: the finished labels packed into one file, and a run folder that lacks
+    them (a fresh machine: only the candidates come back from their seeds) unpacks the same bytes."""
+    from bgzero.learn import label_archive
+
+    kept = tmp_path / "kept"
+    first = tmp_path / "first"
+    rollouts = ("labelling.rollout.turns=2", "labelling.rollout.trials=4", "labelling.rollout.close=null")
+    iterate_without_cube(tiny_cfg(first, f"labelling.archive={kept}", *rollouts))
+    archive = label_archive.archive_path(kept, 1)
+    made = label_archive.chunk_files(first / "gen-001")
+    assert set(made) == {"labels/labels-00000.npz", "labels/labels-00001.npz", "rollouts/rollouts-00000.npz"}
+    assert label_archive.read(archive) == made
+    packed = archive.read_bytes()
+    assert not label_archive.pack(first / "gen-001", archive) and archive.read_bytes() == packed
+
+    def no_labelling(*args, **kwargs):
+        raise AssertionError("labelled again")
+    monkeypatch.setattr(iterate_module, "label", no_labelling)
+    again = tmp_path / "again"
+    monkeypatch.setattr(iterate_module, "roll_out", no_labelling)
+    iterate_without_cube(tiny_cfg(again, f"labelling.archive={kept}", *rollouts))
+    assert label_archive.chunk_files(again / "gen-001") == made
+    assert strip_seconds(figures(again)) == strip_seconds(figures(first))
+
+
+def test_a_damaged_archive_or_one_that_reaches_outside_is_one_line(tmp_path):
+    import io
+    import tarfile
+
+    from bgzero.errors import BgzeroError
+    from bgzero.learn import label_archive
+
+    damaged = tmp_path / "gen-001.labels.tar.xz"
+    damaged.write_bytes(b"\xfd7zXZ\x00 not really")
+    with pytest.raises(BgzeroError, match=r"gen-001\.labels\.tar\.xz cannot be read as a labels archive .*delete it"):
+        label_archive.unpack(damaged, tmp_path / "gen-001")
+    outside = tmp_path / "gen-002.labels.tar.xz"
+    with tarfile.open(outside, "w:xz") as tar:
+        info = tarfile.TarInfo("../labels/labels-00000.npz")
+        info.size = 3
+        tar.addfile(info, io.BytesIO(b"abc"))
+    with pytest.raises(BgzeroError, match=r"'\.\./labels/labels-00000\.npz' is not a label or rollout chunk"):
+        label_archive.unpack(outside, tmp_path / "gen-002")
+    assert not (tmp_path / "labels").exists() and not (tmp_path / "gen-002").exists()

@@ -7,6 +7,7 @@ A generation turns the current champion into a challenger and lets a gate decide
 2. **labels**: their n-ply evaluations by the teacher (the champion unless named), in
    chunks (:mod:`bgzero.learn.labelling`); then, where ``labelling.rollout.turns`` asks, truncated
    rollouts in place of the labels of the close turns' best candidates (:mod:`bgzero.learn.rollout_labels`);
+   both kept in one small file where ``labelling.archive`` asks (:mod:`bgzero.learn.label_archive`);
 3. **finetune**: the champion's contact net, and its race net, taught the labels' differences
    between a turn's candidates (:func:`~bgzero.learn.search_targets.rank_fine_tune`), a fresh
    pruning net distilled, written to ``student.pt``;
@@ -42,6 +43,7 @@ from bgzero.atomic import atomic_write, atomic_write_text
 from bgzero.config_check import seconds_of
 from bgzero.engine.classify import CONTACT, RACE, PositionClass
 from bgzero.errors import ConfigError
+from bgzero.learn import label_archive
 from bgzero.learn.labelling import chunk_count, label, labelled_prefix, load_labels
 from bgzero.learn.rollout_labels import (
     TURNS_PER_CHUNK,
@@ -135,9 +137,15 @@ class Generation:
         return total if limit is None else min(int(limit), total)
 
     def labels(self) -> None:
-        """The search labels, then the rollouts that replace some of them."""
+        """The search labels, then the rollouts that replace some of them; with ``labelling.archive``,
+        first those the archive kept, and the whole kept there once finished."""
+        archive = self.cfg.labelling.archive and label_archive.archive_path(self.cfg.labelling.archive, self.number)
+        if archive and archive.is_file() and (restored := label_archive.unpack(archive, self.folder)):
+            self._log(f"{restored} label and rollout chunks restored from {archive}")
         self.search_labels()
         self.rollouts()
+        if archive and label_archive.pack(self.folder, archive):
+            self._log(f"labels and rollouts kept in {archive} ({archive.stat().st_size / 1e6:.1f} MB)")
 
     def search_labels(self) -> None:
         lab = self.cfg.labelling
