@@ -224,6 +224,17 @@ def test_a_command_reads_its_options_without_hydra():
     assert done.returncode == 0, done.stderr
 
 
+@pytest.mark.parametrize("script, missing", [("train", "torch and hydra"), ("iterate", "torch and hydra"),
+                                              ("prune", "torch")])
+def test_a_training_command_in_a_players_install_names_the_extra_it_needs(script, missing):
+    """A player's install has neither torch nor Hydra (the ``train`` extra): the command says so in one line."""
+    code = ("import sys\nsys.modules['torch'] = sys.modules['hydra'] = None  # not installed\n"
+            f"sys.argv = ['bgzero-{script}']\nfrom bgzero.cli.launch import {script}\n{script}()")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert done.returncode == 1 and done.stderr.strip().splitlines() == [
+        f"bgzero-{script} needs {missing}, for training and training checkpoints: pip install 'bgzero[train]'"]
+
+
 def test_an_option_the_command_lacks_gets_one_line_naming_the_options():
     done = subprocess.run([sys.executable, "-m", "bgzero.cli.hint", "4HPwATDgc/ABMA", "rollout_sed=3"],
                           capture_output=True, text=True, cwd=ROOT, timeout=120)

@@ -31,8 +31,10 @@ QUICK_EXIT = {"hint", "play", "web"}
 others, which write results (``eval``, ``match``, ``analyze``, ``rollout``, training), end as
 Python ends, teardown and all: a second is nothing beside their work."""
 
-NEEDS_TORCH = {"export", "iterate", "league", "prune", "train"}
-"""Commands that train or read a run's training checkpoints (``.pt``): torch, the ``train`` extra."""
+NEEDS_TRAIN = {"export": ("torch",), "league": ("torch",), "prune": ("torch",),
+               "iterate": ("torch", "hydra"), "train": ("torch", "hydra")}
+"""Commands that train or read a run's training checkpoints (``.pt``), and what of the ``train``
+extra each imports: torch, and Hydra for the two that compose config groups."""
 
 
 NUMBA_VERSIONS = ((0, 59), (0, 68))
@@ -124,8 +126,9 @@ def _script(command: str):
         if wants_help(sys.argv[1:]):
             say(help_of(command))
             return
-        if command in NEEDS_TORCH and find_spec("torch") is None:
-            raise SystemExit(f"{prog} needs torch, for training and training checkpoints: "
+        missing = [name for name in NEEDS_TRAIN.get(command, ()) if find_spec(name) is None]
+        if missing:
+            raise SystemExit(f"{prog} needs {' and '.join(missing)}, for training and training checkpoints: "
                              "pip install 'bgzero[train]'")
         load_cached_kernels_without_refresh()
         import_module(f"bgzero.cli.{command}").main()
