@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from bgzero.agents.random import RandomAgent
 from bgzero.cube import MatchState
 from bgzero.engine.board import START, borne_off, pip_counts, start_board, swap_sides, validate
-from bgzero.engine.game import Outcome, game_result, game_results, is_game_over, opening_roll
+from bgzero.engine.game import game_result, game_results, is_game_over, opening_roll
 from bgzero.engine.movegen import generate
 from bgzero.match.game import Game, play_game, walk
 from tests.boards import board as pos
@@ -307,24 +307,27 @@ def test_rule_21_the_first_side_to_bear_off_all_15_wins():
     assert borne_off(after.board).tolist()[1] == 15
 
 
+SINGLE, GAMMON, BACKGAMMON = 1, 2, 3  # a win's points at a cube of 1
+
+
 @pytest.mark.parametrize(
     "loser, kind",
     [
-        ({6: 14}, Outcome.SINGLE),
-        ({"bar": 1, 20: 13}, Outcome.SINGLE),  # borne off one: never gammoned, even on the bar
-        ({24: 2, 6: 12}, Outcome.SINGLE),
-        ({6: 15}, Outcome.GAMMON),
-        ({18: 1, 6: 14}, Outcome.GAMMON),  # the winner's 7-point is not its home board
-        ({19: 1, 6: 14}, Outcome.BACKGAMMON),
-        ({24: 1, 6: 14}, Outcome.BACKGAMMON),
-        ({"bar": 1, 6: 14}, Outcome.BACKGAMMON),
+        ({6: 14}, SINGLE),
+        ({"bar": 1, 20: 13}, SINGLE),  # borne off one: never gammoned, even on the bar
+        ({24: 2, 6: 12}, SINGLE),
+        ({6: 15}, GAMMON),
+        ({18: 1, 6: 14}, GAMMON),  # the winner's 7-point is not its home board
+        ({19: 1, 6: 14}, BACKGAMMON),
+        ({24: 1, 6: 14}, BACKGAMMON),
+        ({"bar": 1, 6: 14}, BACKGAMMON),
     ],
 )
 def test_rule_22_single_gammon_backgammon(loser, kind):
     loser_on_roll = pos(loser, {})
     assert game_result(loser_on_roll) == -kind
     assert game_result(swap_sides(loser_on_roll)) == kind
-    as_gammon = min(kind, Outcome.GAMMON)
+    as_gammon = min(kind, GAMMON)
     assert game_result(loser_on_roll, backgammon_counts_as_gammon=True) == -as_gammon
     batch = np.stack([loser_on_roll, swap_sides(loser_on_roll)])
     assert game_results(batch, backgammon_counts_as_gammon=True).tolist() == [-as_gammon, as_gammon]

@@ -12,7 +12,6 @@ returns them), so the side on roll is the loser and the result is negative.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import IntEnum
 
 import numpy as np
 from numba import njit
@@ -43,14 +42,6 @@ def check_length(turns) -> None:
     if np.size(turns) and int(np.max(turns)) >= MAX_TURNS:
         raise GameTooLongError(f"a game reached {MAX_TURNS:,} turns without ending and was abandoned: "
                                "no game of real play lasts that long, so a player or the position cannot finish")
-
-
-class Outcome(IntEnum):
-    """How a game was won (rule 22); the value is its points at a cube of 1."""
-
-    SINGLE = 1
-    GAMMON = 2
-    BACKGAMMON = 3
 
 
 # --------------------------------------------------------------------------- results
