@@ -86,7 +86,10 @@ class _SkipNumbasBlasProbe:
 def numba_internals_allowed() -> bool:
     """Whether bgzero may lean on numba's internals for speed (this module's BLAS probe,
     :func:`bgzero.cli.launch.load_cached_kernels_without_refresh`). ``BGZERO_NUMBA_INTERNALS=off``
-    turns both off; CI runs the test suite so as well, to show that only the time depends on them."""
+    turns both off. CI (``.ci/run``) runs the whole suite with them on, then six test files again with
+    them off (``tests/test_startup.py``, ``test_kernel_cache.py``, ``test_hint_analyze.py``,
+    ``test_rollout.py``, ``test_movegen_api.py``, ``test_env_masks.py``), to show that only the time
+    depends on them."""
     return os.environ.get("BGZERO_NUMBA_INTERNALS", "on") != "off"
 
 
