@@ -60,7 +60,7 @@ def test_batch_equals_one_by_one_and_steps_make_the_results():
     assert_same(batch, one_by_one(BOARDS, DICE))
     for b in range(0, len(BOARDS), 3):
         for k in range(batch.offsets[b], batch.offsets[b + 1]):
-            np.testing.assert_array_equal(apply_steps(BOARDS[b], batch.steps[k]), batch.results[k])
+            np.testing.assert_array_equal(apply_steps(BOARDS[b], batch.steps_of(k)), batch.results[k])
     padded = batch.steps[:, :, 0] < 0
     assert (batch.steps[padded] == -1).all()
     assert (np.diff(padded.astype(int), axis=1) >= 0).all(), "padding only at the end"

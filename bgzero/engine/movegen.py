@@ -72,7 +72,13 @@ class MoveBatch:
 
     def steps_of(self, k: int) -> list[tuple[int, int]]:
         """Result ``k``'s ``(from, to)`` steps without the ``-1`` padding, as Python ints."""
-        return [(a, b) for a, b in self.steps[k].tolist() if a >= 0]
+        return unpadded(self.steps[k])
+
+
+def unpadded(steps: np.ndarray) -> list[tuple[int, int]]:
+    """One move's ``(4, 2)`` steps as ``(from, to)`` Python ints, the ``-1`` rows that pad a
+    shorter move dropped: the one place the padding is removed."""
+    return [(a, b) for a, b in steps.tolist() if a >= 0]
 
 
 _new = object.__new__

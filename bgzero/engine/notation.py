@@ -293,12 +293,11 @@ def _format_hops(hops: Iterable[tuple[int, int]]) -> str:
 def apply_steps(board: np.ndarray, hops) -> np.ndarray:
     """The board after moving each hop's checker straight to its destination, sides swapped.
 
-    The one place that plays ``(from, to)`` pairs (25 the bar, 0 off; negative padding, as
-    in :attr:`bgzero.engine.movegen.MoveBatch.steps`, ignored) onto a board. Hops run from
+    The one place that plays ``(from, to)`` pairs (25 the bar, 0 off) onto a board. Hops run from
     the highest source down, so a checker moving on has arrived first. Only the hop's own
     landing point hits, as in gnubg's ``ApplyMove``.
     """
-    hops = [(int(s), int(d)) for s, d in hops if s >= 0]
+    hops = [(int(s), int(d)) for s, d in hops]
     me, op = board[0].tolist(), board[1].tolist()
     for src, dst in sorted(hops, reverse=True):
         col = BAR if src == BAR_POINT else src - 1

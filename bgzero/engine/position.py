@@ -26,7 +26,7 @@ import numpy as np
 
 from bgzero.engine.board import START, borne_off, pip_counts, render_ascii, swap_sides, validate
 from bgzero.engine.ids import board_from_position_id, position_id
-from bgzero.engine.movegen import legal_results
+from bgzero.engine.movegen import legal_results, unpadded
 from bgzero.engine.notation import check_dice, format_steps, illegal_play, play_text
 from bgzero.errors import IllegalMoveError
 
@@ -161,7 +161,7 @@ class LegalMoves:
         results, steps = legal_results(position.board, self.dice)
         moves = []
         for after, raw in zip(results, steps):
-            pairs = tuple((int(a), int(b)) for a, b in raw.tolist() if a >= 0)
+            pairs = tuple(unpadded(raw))
             moves.append(Move(position, pairs, format_steps(position.board, pairs), Position._trusted(after)))
         self._moves = tuple(moves)
         self._index = {after.tobytes(): k for k, after in enumerate(results)}
