@@ -1,7 +1,6 @@
 """The bear-off databases (one-sided, exact two-sided): indexing, exact small cases, cache
 integrity, routing in bearoff_probs, gnubg agreement."""
 
-import importlib.util
 from fractions import Fraction
 from pathlib import Path
 
@@ -18,7 +17,6 @@ from bgzero.engine.movegen import generate
 from bgzero.errors import InvalidPositionError
 
 ROLLS = [(d1, d2) for d1 in range(1, 7) for d2 in range(1, d1 + 1)]
-CHECK_SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "check_bearoff_gnubg.py"
 
 
 @pytest.fixture(scope="module")
@@ -400,17 +398,12 @@ def test_probs_agree_with_gnubg_evaluate(db):
     assert (ours[:, 1] > 0.01).sum() >= 20 and (ours[:, 3] > 0.01).sum() >= 20
 
 
-def load_check_script():
-    spec = importlib.util.spec_from_file_location("check_bearoff_gnubg", CHECK_SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.mark.gnubg
 def test_two_sided_table_agrees_with_gnubg_two_sided_database(two_sided):
     gnubg = pytest.importorskip("gnubg")
-    theirs = load_check_script().read_gnubg_two_sided(Path(gnubg.__file__).parent / "data" / "gnubg_ts0.bd")
+    from scripts import check_bearoff_gnubg
+
+    theirs = check_bearoff_gnubg.read_gnubg_two_sided(Path(gnubg.__file__).parent / "data" / "gnubg_ts0.bd")
     # gnubg stores P(win) as a 16-bit fraction (computed in float32).
     assert np.abs(theirs - two_sided.win).max() < 1e-4
 
@@ -418,5 +411,7 @@ def test_two_sided_table_agrees_with_gnubg_two_sided_database(two_sided):
 @pytest.mark.gnubg
 def test_check_script_passes(db, two_sided, capsys):
     pytest.importorskip("gnubg")
-    assert load_check_script().main(["--positions", "400", "--seed", "1"]) == 0
+    from scripts import check_bearoff_gnubg
+
+    assert check_bearoff_gnubg.main(["--positions", "400", "--seed", "1"]) == 0
     assert "two-sided (BEAROFF2" in capsys.readouterr().out

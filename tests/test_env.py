@@ -131,11 +131,7 @@ def test_bad_input_is_one_line_error():
 
 def test_rules_script_agrees_at_small_size():
     """scripts/check_env_rules.py's checks on 200 positions (two rolls each); the full run is 100,000."""
-    import importlib.util
-    from pathlib import Path
-    spec = importlib.util.spec_from_file_location("check_env_rules", Path(__file__).parent.parent / "scripts/check_env_rules.py")
-    rules = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(rules)
+    from scripts import check_env_rules as rules
     assert rules.main(["--positions", "200", "--openspiel-games", "0"]) == 0
     boards, dice = rules.sample_pairs(50, seed=3)
     assert rules.check_checker(boards, dice) == rules.check_play(boards, dice) > len(boards)

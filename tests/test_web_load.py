@@ -1,10 +1,7 @@
 """bgzero-web under concurrent load, with silent and slow connections beside it (a small run of scripts/load_web.py)."""
 
 import asyncio
-import importlib.util
-import sys
 import time
-from pathlib import Path
 
 import pytest
 
@@ -13,11 +10,8 @@ httpx = pytest.importorskip("httpx")
 
 from bgzero.web.api import create_app  # noqa: E402
 from bgzero.web.engine import Engine  # noqa: E402
+from scripts import load_web  # noqa: E402
 from tests.web_server import serving  # noqa: E402
-
-_spec = importlib.util.spec_from_file_location("load_web", Path(__file__).resolve().parents[1] / "scripts" / "load_web.py")
-load_web = sys.modules["load_web"] = importlib.util.module_from_spec(_spec)  # dataclasses look it up
-_spec.loader.exec_module(load_web)
 
 
 def test_concurrent_clients_get_every_answer_and_idle_ones_block_nobody():
