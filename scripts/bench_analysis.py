@@ -2,11 +2,11 @@
 
 Plays (or reuses) seeded 5-point matches with ``bgzero-match ... format=both``, then for each
 ``--plies`` times both programs as whole commands, start-up included: bgzero-analyze on the
-folder (every position in batches through the search) and one gnubg process that imports
-and analyses every ``.mat`` in turn (checker play and cube at that ply, luck at 0 ply on
-both sides, ``set threads 1``). Both run with the same niceness and one thread each
-(``OMP_NUM_THREADS=1`` for torch), and each command is timed in wall-clock and in CPU
-seconds (its own and its children's); the ratio is gnubg's time over bgzero's, so above 1
+folder (the console script's entry point; every position in batches through the search) and
+one gnubg process that imports and analyses every ``.mat`` in turn (checker play and cube at
+that ply, luck at 0 ply on both sides, ``set threads 1``). Both run with the same niceness and
+one thread each (``OMP_NUM_THREADS=1`` for torch), and each command is timed in wall-clock
+and in CPU seconds (its own and its children's); the ratio is gnubg's time over bgzero's, so above 1
 means bgzero is faster. On a shared machine the CPU seconds are the steadier figure.
 
     python scripts/bench_analysis.py --matches 4 --seed 35 --plies 0 1 2 --out runs/bench_analysis
@@ -27,6 +27,10 @@ from bgzero.atomic import atomic_write_text
 
 PAIRS = (("strong", "gnubg@0"), ("strong", "pubeval"), ("gnubg@0", "pubeval"))
 GNUBG = "/usr/games/gnubg"
+BGZERO_ANALYZE = [sys.executable, "-c", "import sys; from bgzero.cli.launch import analyze; sys.exit(analyze())"]
+"""What the ``bgzero-analyze`` console script runs (``pyproject.toml``), with this interpreter and
+``PYTHONPATH``: timing ``python -m bgzero.cli.analyze`` instead would leave out the launcher's
+loading of numba's cached kernels (:func:`bgzero.cli.launch.load_cached_kernels_without_refresh`)."""
 
 
 def make_matches(out: Path, matches: int, length: int, seed: int) -> list[Path]:
@@ -90,7 +94,7 @@ def main(argv=None) -> None:
     env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
     rows = []
     for ply in args.plies:
-        ours = timed([sys.executable, "-m", "bgzero.cli.analyze", f"match={folder}", f"agent={args.agent}@{ply}",
+        ours = timed([*BGZERO_ANALYZE, f"match={folder}", f"agent={args.agent}@{ply}",
                       "progress=false", "luck_ply=0", f"output={args.out / f'bgzero_{ply}.json'}"], env=env)
         theirs = timed([GNUBG, "-t", "-q", "-r"], stdin=gnubg_commands(mats, ply), env=env)
         row = {"ply": ply, "bgzero_wall": ours[0], "bgzero_cpu": ours[1], "gnubg_wall": theirs[0],

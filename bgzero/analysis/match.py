@@ -27,7 +27,6 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
-from tqdm import tqdm
 
 from bgzero.agents.cubeful import cube_decisions, score_moves
 from bgzero.cube import TAKE, MatchState, may_double, to_match_info
@@ -250,7 +249,7 @@ def analyse_matches(evaluator, records: list[MatchRecord], ply: int = 0, *, luck
             _replay(m, record, number, game, plays, cubes)
     if not isinstance(evaluator, MemoEvaluator):  # the same boards come back again and again: each computed once
         evaluator = MemoEvaluator(evaluator, expected=len(plays) * _BOARDS_PER_PLAY[min(max(ply, luck_ply), 2)])
-    bar = tqdm(total=2 * len(plays) + len(cubes), desc="positions", unit="pos", disable=not progress, leave=False)
+    bar = _progress_bar(2 * len(plays) + len(cubes)) if progress else _NO_BAR
     judged = _judge_plays(evaluator, plays, ply, batch, bar)
     luck = _luck(evaluator, plays, luck_ply, batch, bar)
     decided = _judge_cubes(evaluator, cubes, ply, batch, bar)
@@ -311,8 +310,18 @@ class _NoBar:
     def update(self, n: int) -> None:
         pass
 
+    def close(self) -> None:
+        pass
+
 
 _NO_BAR = _NoBar()
+
+
+def _progress_bar(total: int):
+    """A tqdm bar over ``total`` positions; tqdm is imported only when a bar is shown."""
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc="positions", unit="pos", leave=False)
 
 
 def _chunks(items: list, size: int):

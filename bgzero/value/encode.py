@@ -207,40 +207,38 @@ def crossovers(row):
 # --- escapes ----------------------------------------------------------------------------------
 
 
-@njit(cache=True)
-def _walk_escapes(mask, far, first, second, steps):
-    """Whether steps ``first, second, second, ...`` pass distance ``far`` before stopping on
-    a blocked distance t (bit ``12 - t`` of ``mask``)."""
-    t = 0
-    for s in range(steps):
-        t += first if s == 0 else second
-        if t > far:
-            return True
-        if (mask >> (12 - t)) & 1:
-            return False
-    return False
-
-
-@njit(cache=True)
-def _escape_table():
+def _escape_table() -> np.ndarray:
     """Rolls out of 36 that escape, for each 12-bit mask of blocked points in front.
 
     Bit k of the index stands for the point ``12 - k`` pips ahead; the farthest blocker is
     the one to pass, and every nearer blocked point is a place the checker may not stop.
+    All masks at once in numpy: a kernel costs more to load from numba's cache (30 ms a
+    start) than this takes.
     """
-    table = np.empty(4096, np.int64)
-    table[0] = 36
-    for idx in range(1, 4096):
-        far = 12 - rowbits.lowest(idx)
-        c = 0
-        for a in range(1, 7):
-            for b in range(1, 7):
-                if a == b:
-                    c += _walk_escapes(idx, far, a, a, 4)
-                else:
-                    c += _walk_escapes(idx, far, a, b, 2) or _walk_escapes(idx, far, b, a, 2)
-        table[idx] = c
-    return table
+    masks = np.arange(1, 4096)
+    far = 12 - np.log2(masks & -masks).astype(np.int64)  # the farthest blocker: the lowest bit
+    escapes = np.zeros(len(masks), np.int64)
+    for a in range(1, 7):
+        for b in range(1, 7):
+            if a == b:
+                escapes += _walk_escapes(masks, far, a, a, 4)
+            else:
+                escapes += _walk_escapes(masks, far, a, b, 2) | _walk_escapes(masks, far, b, a, 2)
+    return np.r_[36, escapes]
+
+
+def _walk_escapes(masks, far, first, second, steps) -> np.ndarray:
+    """For each mask, whether steps ``first, second, second, ...`` pass distance ``far``
+    before stopping on a blocked distance t (bit ``12 - t`` of the mask)."""
+    escaped = np.zeros(len(masks), bool)
+    stopped = np.zeros(len(masks), bool)
+    t = 0
+    for s in range(steps):
+        t += first if s == 0 else second
+        escaped |= ~stopped & (t > far)
+        if t <= 12:  # farther than 12 pips is past every blocker
+            stopped |= ((masks >> (12 - t)) & 1) == 1
+    return escaped
 
 
 _ESCAPES = _escape_table()

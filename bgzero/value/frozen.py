@@ -133,12 +133,15 @@ def point_table(encoder: str, w1: np.ndarray, units, cells: int = 25) -> np.ndar
     on, off = cell < 25, cell == 25
     boards[np.flatnonzero(on), side[on], cell[on]] = count[on]
     boards[np.flatnonzero(off), side[off], 0] = 15 - count[off]  # ``count`` borne off: the rest on one point
-    x = get_encoder(encoder)(boards)
-    table = np.zeros((len(side), w1.shape[1]), np.float32)
-    for k, (s, c) in enumerate(zip(side, cell)):
-        u = units(s, c)
-        table[k] = x[k, u] @ w1[u]
-    return table.reshape(2, cells, 16, -1)
+    x = get_encoder(encoder)(boards).reshape(2, cells, 16, -1)
+    table = np.zeros((2, cells, 16, w1.shape[1]), np.float32)
+    for s in range(2):
+        for c in range(cells):
+            u = units(s, c)
+            rows = w1[u]  # gathered once for the cell's 16 counts: the gather, not the product, was the cost
+            for count in range(16):
+                table[s, c, count] = x[s, c, count, u] @ rows
+    return table
 
 
 def _contact_units(side: int, point: int) -> np.ndarray:
