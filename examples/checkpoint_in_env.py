@@ -3,7 +3,7 @@
 The learner's seat (player 0) is played by any agent spec through the play encoding: the
 agent picks among ``env.moves`` (the legal plays), and its global pick minus the game's
 offset is the action. The mean points per game, with a 95% interval, should agree with
-``bgzero-eval a=strong b=pubeval`` (docs/strength.md: +0.613 +- 0.018 over 20,000 games).
+``bgzero-eval a=strong b=pubeval`` (checkpoints/strong.md: +0.613 +- 0.018 over 20,000 games).
 
     python examples/checkpoint_in_env.py --agent strong --opponent pubeval --games 4000 --seed 0
 """
