@@ -25,7 +25,8 @@ def _umasked_mode() -> int:
 _UMASKED_MODE = _umasked_mode()
 
 
-def atomic_write(path: str | Path, write: Callable[[IO], None], mode: str = "w", temp_name: str | None = None) -> Path:
+def atomic_write(path: str | Path, write: Callable[[IO], object], mode: str = "w",
+                 temp_name: str | None = None) -> Path:
     """Call ``write(f)`` on a temporary file opened with ``mode``, then rename it to ``path``.
 
     Any OSError on the way (a full disk, a name too long, no permission) is one
@@ -47,7 +48,8 @@ def atomic_write(path: str | Path, write: Callable[[IO], None], mode: str = "w",
     try:
         os.chmod(tmp, _UMASKED_MODE)  # mkstemp makes it owner-only; give it a normal file's mode
         try:  # a full disk (ENOSPC) or a file-size limit (EFBIG) shows in a write, the flush or the fsync
-            with os.fdopen(fd, mode, **({} if "b" in mode else {"encoding": "utf-8", "newline": ""})) as f:
+            encoding, newline = (None, None) if "b" in mode else ("utf-8", "")
+            with os.fdopen(fd, mode, encoding=encoding, newline=newline) as f:
                 write(f)
                 f.flush()
                 os.fsync(f.fileno())

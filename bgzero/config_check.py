@@ -16,6 +16,7 @@ import re
 import tempfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import NoReturn
 
 from omegaconf import DictConfig, ListConfig, OmegaConf
 
@@ -26,7 +27,7 @@ Rule = Callable[[str, object], None]
 """``rule(key, value)`` returns if ``value`` is allowed for ``key`` and raises ConfigError otherwise."""
 
 
-def _fail(key: str, value, wanted: str):
+def _fail(key: str, value, wanted: str) -> NoReturn:
     shown = repr(value) if not isinstance(value, (DictConfig, ListConfig)) else str(OmegaConf.to_container(value))
     if len(shown) > 60:
         shown = shown[:57] + "..."
@@ -169,7 +170,9 @@ def seconds_of(key: str, value) -> float | None:
 
 def duration() -> Rule:
     """What :func:`seconds_of` reads."""
-    return seconds_of
+    def rule(key, value) -> None:
+        seconds_of(key, value)
+    return rule
 
 
 def agent_list(*, one: bool = False) -> Rule:

@@ -37,7 +37,7 @@ def follow_the_main_process(*_) -> None:
         if os.getppid() == parent_pid:  # fork, spawn: the starter is our parent, until it dies
             while os.getppid() == parent_pid:
                 time.sleep(PARENT_POLL_SECONDS)
-        else:  # forkserver: our parent is the fork server; the starter's end of a pipe closes as it dies
+        elif parent is not None:  # forkserver: our parent is the fork server; the starter's pipe end closes as it dies
             multiprocessing.connection.wait([parent.sentinel])
         os._exit(1)
 

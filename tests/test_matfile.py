@@ -137,6 +137,7 @@ def test_player_names_survive_gnubgs_score_line():
     assert not re.search(r"[\s:]", name)
     assert spec_name("checkpoint:checkpoints/strong.pt@1") == "strong@1" == spec_name("strong@1")
     assert spec_name("pubeval") == "pubeval"
+    assert spec_name("checkpoint") == "checkpoint"  # no file to name it by (make_agent refuses it)
 
 
 def test_gnubg_imports_full_names_and_a_money_session_without_jacoby(tmp_path):

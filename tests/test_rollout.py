@@ -19,7 +19,7 @@ from bgzero.errors import ConfigError
 from bgzero.rollout import PlayerSpec, RolloutSettings, make_player, rollout_plays, rollout_positions
 from bgzero.rollout.dice import DICE, TO_DISTINCT, trial_rolls
 from bgzero.rollout.lockstep import flip_delta, in_two_sided_database
-from bgzero.rollout.parallel import start_method
+from bgzero.rollout.parallel import Batches, start_method
 from bgzero.rollout.result import combined_z, summarise
 from bgzero.value.probs import equity
 from tests.boards import board
@@ -44,6 +44,12 @@ def test_first_rolls_are_stratified():
         assert sorted(first[lo:lo + 36]) == list(range(36))
         assert sorted(second[lo:lo + 36]) == list(range(36))
     assert not np.array_equal(trial_rolls(8, t, 0), first)  # the seed shuffles the order
+
+
+def test_a_plan_of_batches_indexes_and_slices_as_a_sequence():
+    plan = Batches(positions=3, trials=5, batch=4)  # items 0-14
+    assert len(plan) == 4 and plan[0] == (0, 4) and plan[-1] == (12, 15)
+    assert plan[1:3] == [(4, 8), (8, 12)] and plan[:] == list(plan)
 
 
 def test_dice_are_a_pure_function_of_seed_trial_and_ply():

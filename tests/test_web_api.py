@@ -298,6 +298,12 @@ def test_an_agent_that_cannot_load_stops_the_server_at_start():
         build(cfg)
 
 
+def test_a_checkpoint_agent_without_its_file_stops_the_server_with_one_line():
+    cfg = compose_config("web", "agents=[checkpoint@1,strong]", "default_agent=strong")
+    with pytest.raises(ConfigError, match="'checkpoint@1' cannot be loaded: .*name the checkpoint file"):
+        build(cfg)  # was a TypeError from opening the path None
+
+
 def test_openapi_docs_and_page(client):
     paths = client.get("/openapi.json").json()["paths"]
     assert {"/api/move", "/api/cube", "/api/evaluate", "/api/rollout"} <= set(paths)

@@ -257,7 +257,7 @@ class MoveScores:
         return self.levels[np.arange(len(self.depth)), self.depth]
 
 
-def _results_values(evaluator, results: np.ndarray, pairs: list, pair_of: np.ndarray, ply: int):
+def _results_values(evaluator, results: np.ndarray, pairs: list | None, pair_of: np.ndarray | None, ply: int):
     """Movers' values and normalised scores of ``results`` (opponent on roll) at ``ply``, and the probabilities.
 
     ``pairs`` lists the (state, mover) of the candidates, ``pair_of`` each candidate's index
@@ -267,6 +267,7 @@ def _results_values(evaluator, results: np.ndarray, pairs: list, pair_of: np.nda
         probs = evaluate_ply(evaluator, results, ply)
         value = -equity(probs)
         return value, value, probs
+    assert pair_of is not None  # given with pairs
     keys = _Keys()
     pair_kid = np.array([keys.id(_faced(s, 1 - m), 1 - m) for s, m in pairs], np.int64)
     values, probs = _top_values(evaluator, results, pair_kid[pair_of], keys, ply)

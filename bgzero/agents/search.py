@@ -88,7 +88,9 @@ def choose_replies(evaluator, moves, keep: int = PRUNE_KEEP, prune: bool = True)
     probabilities come back because variance reduction needs them and they were computed
     on the way.
     """
-    return _choose(evaluator, moves, keep, prune, want_probs=True, repeats=True)
+    best, probs = _choose(evaluator, moves, keep, prune, want_probs=True, repeats=True)
+    assert probs is not None  # want_probs
+    return best, probs
 
 
 def _choose(evaluator, moves, keep: int, prune: bool, want_probs: bool,

@@ -43,7 +43,7 @@ def parse_spec(spec: str) -> tuple[str, str | None, int]:
 def spec_name(spec: str) -> str:
     """A short name for boards and match files: a checkpoint's file stem and ply (``strong@0``), else the spec."""
     name, arg, ply = parse_spec(spec)
-    return f"{Path(arg).stem}@{ply}" if name == "checkpoint" else str(spec).strip()
+    return f"{Path(arg).stem}@{ply}" if name == "checkpoint" and arg else str(spec).strip()
 
 
 def checkpoint_file(spec) -> str | None:

@@ -99,7 +99,7 @@ def measure(specs: list[str], ref: Reference) -> list[tuple[str, np.ndarray | No
     """Each agent's losses on ``ref`` and its seconds to choose, the yardsticks first, each agent
     once; a gnubg agent without gnubg-nn is a row of dashes (said on stderr), any other agent's
     error is raised."""
-    rows = []
+    rows: list[tuple[str, np.ndarray | None, float]] = []
     for spec in dict.fromkeys([*YARDSTICKS, *specs]):
         try:
             agent = make_agent(spec)

@@ -111,8 +111,9 @@ def write_table(table: LeagueTable, out_dir: str | Path) -> Path:
     atomic_write(out / "league.csv", write_csv)
     atomic_write_text(out / "league.json", json.dumps({
         "names": table.names, "games_trained": table.games_trained, "ratings": table.ratings.tolist(),
-        "ppg": np.where(np.isnan(table.ppg), None, table.ppg).tolist(),
-        "ci95": np.where(np.isnan(table.ci95), None, table.ci95).tolist()}, indent=2))
+        # numpy's stubs reject None as np.where's fill; at run time it gives an object array, None for JSON's null
+        "ppg": np.where(np.isnan(table.ppg), None, table.ppg).tolist(),  # type: ignore[call-overload]
+        "ci95": np.where(np.isnan(table.ci95), None, table.ci95).tolist()}, indent=2))  # type: ignore[call-overload]
     games = np.array(table.games_trained[1:], float)
     vs_pub = table.ppg[1:, 0]
     fig, ax = plt.subplots(figsize=(7, 4))

@@ -18,6 +18,7 @@ import json
 import multiprocessing
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -82,7 +83,9 @@ def sample_positions(n: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndar
 
     gnubg0 = make_agent("gnubg@0")
     rng = np.random.default_rng(seed)
-    boards, dice, classes = [], [], []
+    boards: list[np.ndarray] = []
+    dice: list[np.ndarray] = []
+    classes: list[int] = []
     games = 0
     while len(boards) < n:
         games += 1
@@ -109,7 +112,7 @@ def sample_positions(n: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndar
 # --------------------------------------------------------------------------- reference
 
 
-def _judge(job):
+def _judge(job) -> tuple[list[tuple[np.ndarray, np.ndarray]], int, float]:
     """Every distinct result of each (gnubg board, d1, d2), scored by gnubg at ``plies``.
 
     Runs in a worker process: gnubg's engine is global state, one per process. Keeps the
@@ -142,6 +145,7 @@ def build_reference(n: int, seed: int, plies: int = 2, workers: int = 0, prune: 
     workers = workers or multiprocessing.cpu_count()
     parts, evals, eval_s = [], 0, 0.0
     t1 = time.perf_counter()
+    stream: Iterator[tuple[list[tuple[np.ndarray, np.ndarray]], int, float]]
     if workers == 1:
         stream = map(_judge, jobs)
     else:
@@ -194,8 +198,8 @@ def match_results(ref: Reference, lo: int, hi: int, moves) -> np.ndarray:
         start = ref.offsets[p]
         known = {r.tobytes(): start + k for k, r in enumerate(ref.results[start:ref.offsets[p + 1]])}
         ours = moves.results[moves.offsets[b]:moves.offsets[b + 1]]
-        found = [known.get(r.tobytes()) for r in ours]
-        if None in found or len(set(found)) != len(known):
+        found = [known.get(r.tobytes(), -1) for r in ours]  # -1: not among the reference's results
+        if -1 in found or len(set(found)) != len(known):
             raise ValueError(f"position {p} ({ref.dice[p].tolist()}): bgzero's {len(ours)} results "
                              f"do not match the reference's {len(known)}")
         index[moves.offsets[b]:moves.offsets[b + 1]] = found

@@ -56,7 +56,7 @@ def append(path: str | Path, row: dict) -> list[dict]:
 def agent_name(spec: str) -> str:
     """How the table names an agent: a checkpoint's file name and ply (``reference.pt 0-ply``), else the spec."""
     name, arg, ply = parse_spec(spec)
-    return f"{Path(arg).name} {ply}-ply" if name == "checkpoint" else str(spec)
+    return f"{Path(arg).name} {ply}-ply" if name == "checkpoint" and arg else str(spec)
 
 
 def line(row: dict) -> str:

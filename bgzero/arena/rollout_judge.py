@@ -96,7 +96,7 @@ def sample_decisions(n: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndar
     rng = np.random.default_rng(seed)
     wanted = {c: int(round(share * n)) for c, share in QUOTA.items()}
     wanted["contact"] += n - sum(wanted.values())
-    taken = {c: [] for c in QUOTA}
+    taken: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {c: [] for c in QUOTA}
     games = 0
     while any(len(taken[c]) < wanted[c] for c in QUOTA):
         games += 1
@@ -174,8 +174,9 @@ def _load_decisions(folder: Path, settings: JudgeSettings) -> dict:
     data = dict(boards=boards, dice=dice, classes=classes, offsets=moves.offsets.astype(np.int64),
                 results=moves.results, filtered=filtered)
     folder.mkdir(parents=True, exist_ok=True)
+    # mypy lets **data fill savez's allow_pickle: bool; data holds arrays by name only
     atomic_write(path, lambda f: np.savez(f, settings=json.dumps(asdict(settings)), counts=json.dumps(counts),
-                                          **data), mode="wb")
+                                          **data), mode="wb")  # type: ignore[arg-type]
     return data | {"counts": counts}
 
 

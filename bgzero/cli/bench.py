@@ -18,7 +18,11 @@ from bgzero.schema import check
 
 def _listed(value) -> list:
     """One value or a list of them, as a list."""
-    return list(OmegaConf.to_container(value)) if isinstance(value, ListConfig) else [value]
+    if not isinstance(value, ListConfig):
+        return [value]
+    values = OmegaConf.to_container(value)
+    assert isinstance(values, list)  # a ListConfig's container is a list
+    return values
 
 
 def run_errors(cfg: DictConfig) -> list:

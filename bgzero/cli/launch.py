@@ -75,7 +75,7 @@ def load_cached_kernels_without_refresh() -> None:
             return self._load_overload(sig, target_context)
         return None  # the guard swallowed a spurious I/O error: compile instead, as numba does
 
-    Cache.load_overload = load_overload
+    Cache.load_overload = load_overload  # type: ignore[method-assign]  # the patch this function exists to make
 
 
 def exit_now() -> None:
@@ -88,7 +88,7 @@ def exit_now() -> None:
     finalizers), and flushes the standard streams; then it ends the process at once. A
     stream that cannot be flushed (a closed pipe) gives exit status 120, as Python does.
     """
-    threading._shutdown()
+    threading._shutdown()  # type: ignore[attr-defined]  # private, so not in typeshed; see the docstring
     atexit._run_exitfuncs()
     status = 0
     for stream in (sys.stdout, sys.stderr):

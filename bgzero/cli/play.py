@@ -1,8 +1,8 @@
 """``bgzero-play``: a person against any agent in the terminal, a match or a money session."""
 
+import secrets
 import sys
 
-import numpy as np
 from omegaconf import DictConfig
 
 from bgzero.agents.specs import make_agent, spec_name
@@ -22,7 +22,7 @@ def run(cfg: DictConfig, stdin=sys.stdin, stdout=sys.stdout) -> MatchRecord:
     styles = {"unicode": UNICODE, "ascii": ASCII}
     if cfg.save:
         check_suffix(cfg.save)  # before the session starts, not after the first game
-    seed = int(np.random.SeedSequence().entropy % 10**9) if cfg.seed is None else cfg.seed
+    seed = secrets.randbits(128) % 10**9 if cfg.seed is None else cfg.seed  # 128 bits: SeedSequence's entropy
     session = PlaySession(
         make_agent(cfg.bot), bot_name=spec_name(str(cfg.bot)), name=str(cfg.name), length=cfg.length,
         games=cfg.games, jacoby=cfg.jacoby, seed=seed,

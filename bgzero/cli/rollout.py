@@ -14,7 +14,7 @@ from bgzero.cube import MatchState, from_match_info
 from bgzero.engine.ids import match_id, position_id
 from bgzero.engine.parse import parse_dice, read_match_id, read_position_and_match
 from bgzero.errors import ConfigError
-from bgzero.rollout import PlayerSpec, RolloutSettings, rollout_document
+from bgzero.rollout import PlayerSpec, RolloutPlayer, RolloutSettings, rollout_document
 from bgzero.schema import check
 from bgzero.ui.hint_text import PROBS_HEADER, probs_columns
 
@@ -42,14 +42,15 @@ def run(cfg: DictConfig) -> dict:
                       bool(cfg.database))
     run_args = {"processes": cfg.processes, "backend": str(cfg.backend), "progress": bool(cfg.progress),
                     "ray_address": cfg.ray_address}
+    player: PlayerSpec | RolloutPlayer = spec
     if cfg.processes == 1 and cfg.backend == "local":
-        spec = spec.build()  # one player for the position and its plays
+        player = spec.build()  # one player for the position and its plays
     doc = {"position": position_id(board), "match": None if info is None else match_id(info),
            "agent": str(cfg.agent), "judge": cfg.judge, "settings": {
                k: getattr(settings, k) for k in ("trials", "truncate", "vr", "cubeful", "seed", "database", "se",
                                                  "seconds")}}
     distinct_files({"output": cfg.output}, {"agent": checkpoint_file(cfg.agent), "judge": checkpoint_file(cfg.judge)})
-    doc.update(rollout_document(board, dice, spec, settings, state, on_roll, top=cfg.top, **run_args))
+    doc.update(rollout_document(board, dice, player, settings, state, on_roll, top=cfg.top, **run_args))
     if cfg.output is not None:
         atomic_write_text(cfg.output, json.dumps(doc, indent=1) + "\n")
     return doc

@@ -215,7 +215,7 @@ def award(state: MatchState, winner: int, points: int) -> MatchState:
     if n:
         score[winner] = min(score[winner], n)
         crawford = max(state.score) < n - 1 and score[winner] == n - 1
-    return replace(state, score=tuple(score), crawford=crawford, cube=CubeState())
+    return replace(state, score=(score[0], score[1]), crawford=crawford, cube=CubeState())
 
 
 def match_winner(state: MatchState) -> int | None:

@@ -28,7 +28,8 @@ class PositionClass(IntEnum):
     def __str__(self) -> str:
         return self.name.lower()
 
-    __format__ = object.__format__  # f-strings print the name, as str() does
+    def __format__(self, format_spec: str) -> str:
+        return object.__format__(self, format_spec)  # f-strings print the name, as str() does
 
 
 CONTACT, RACE, BEAROFF, OVER, CRASHED = PositionClass

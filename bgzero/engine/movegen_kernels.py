@@ -459,7 +459,7 @@ _I8_3D = types.Array(types.int8, 3, "C")
 _I8_1D = types.Array(types.int8, 1, "C")
 _I64_1D = types.Array(types.int64, 1, "C")
 _DICE_2D = [types.Array(t, 2, "C", readonly=True) for t in (types.int8, types.int64)]
-_DICE_1D = [types.Array(t, 1, "C", readonly=True) for t in (types.int8, types.int64)]
+_DICE_1D: list[types.Type] = [types.Array(t, 1, "C", readonly=True) for t in (types.int8, types.int64)]
 _DICE_1D.append(types.UniTuple(types.int64, 2))
 _RET = types.UniTuple(types.int64, 3)
 

@@ -274,8 +274,8 @@ def _check_dice_use(hops: list[tuple[int, int]], dice: tuple[int, int]) -> None:
 
     for src, dst in hops:
         if not options((src, dst), pool):
-            makes = sorted({pips for pips, _ in _splits(pool)})
-            makes = ", ".join(map(str, makes[:-1])) + f" or {makes[-1]}"
+            sums = sorted({pips for pips, _ in _splits(pool)})
+            makes = ", ".join(map(str, sums[:-1])) + f" or {sums[-1]}"
             need = f"needs {src} pips to bear off" if dst == OFF_POINT else f"moves {src - dst} pips"
             raise IllegalMoveError(f"'{_point_name(src)}/{_point_name(dst)}' {need}; {roll} moves {makes}")
 

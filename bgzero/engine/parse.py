@@ -71,8 +71,9 @@ def read_match_id(text) -> MatchInfo:
     return _in_play(info, text)
 
 
-_NOT_IN_PLAY = {GameState.NONE: "no game in progress", GameState.OVER: "a game that is over",
-                GameState.RESIGNED: "a game ended by resignation", GameState.DROPPED: "a game ended by a passed double"}
+_NOT_IN_PLAY: dict[int, str] = {
+    GameState.NONE: "no game in progress", GameState.OVER: "a game that is over",
+    GameState.RESIGNED: "a game ended by resignation", GameState.DROPPED: "a game ended by a passed double"}
 
 
 def _in_play(info: MatchInfo, text) -> MatchInfo:

@@ -57,7 +57,7 @@ def observation_space(encoder: str, action_encoding: str = "play") -> spaces.Dic
     """Encoder features of the board from the side on roll, its roll, and the legal-action mask;
     the checker encoding adds the dice still to play mid-turn."""
     n = get_encoder(encoder).num_inputs
-    fields = {
+    fields: dict[str, spaces.Space] = {
         "observation": spaces.Box(-np.inf, np.inf, (n,), np.float32),
         "dice": spaces.Box(1, 6, (2,), np.int8),
         "action_mask": spaces.Box(0, 1, (ENCODINGS[action_encoding],), np.int8),
@@ -73,6 +73,8 @@ class Table:
     ``board`` has ``player`` on roll; in the checker encoding it is the board mid-turn, the
     steps made so far on it. ``points`` is what the last mover won when the game ended.
     """
+
+    winner: int | None  # the player who won, once the game has ended
 
     def __init__(self, encoder: str = "tesauro198", reward: str = "money", action_encoding: str = "play",
                  illegal: str = "lose"):

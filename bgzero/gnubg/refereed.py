@@ -127,6 +127,7 @@ def check_moves(record: MatchRecord, answers: list[Answer], player: int = 1) -> 
     for i, (answer, action) in enumerate(zip(sent, recorded)):
         sit = answer.situation
         text = " ".join(f"{s}/{d}" for s, d in action.steps)
+        assert action.dice is not None and sit.dice is not None  # a move comes with its roll
         if sorted(action.dice) != sorted(sit.dice):
             mismatches.append(f"move {i + 1}: bgzero rolled {sit.dice}, gnubg recorded {action.dice}")
             continue

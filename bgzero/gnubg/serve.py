@@ -133,7 +133,8 @@ class Server:
     def serve_forever(self) -> None:
         host, port = self.address
         log.info("serving %s as a gnubg external player on %s:%d", self.player.agent, host, port)
-        served, threads = 0, []
+        served = 0
+        threads: list[threading.Thread] = []
         try:
             while not self._stop.is_set() and (self.connections is None or served < self.connections):
                 try:

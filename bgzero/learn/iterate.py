@@ -31,9 +31,11 @@ from __future__ import annotations
 import json
 import re
 import time
+from collections.abc import Sequence
 from dataclasses import asdict
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from omegaconf import DictConfig, OmegaConf
@@ -66,7 +68,7 @@ class Generation:
     """One generation's folder and the steps that fill it."""
 
     def __init__(self, cfg: DictConfig, number: int, champion: str, out: Path, deadline: float | None, writer=None,
-                 decided: list[dict] = (), teacher: str | None = None, labels: int | None = None,
+                 decided: Sequence[dict] = (), teacher: str | None = None, labels: int | None = None,
                  rolled_out: int | None = None, cube_bench=None):
         self.cfg, self.number, self.champion, self.deadline, self.writer = cfg, number, champion, deadline, writer
         self.cube_bench = cube_bench
@@ -409,7 +411,7 @@ def iterate(cfg: DictConfig, cube_bench=None) -> dict:
     out = Path(cfg.out_dir)
     with RunLock(out):
         state_path = out / "state.json"
-        state = json.loads(state_path.read_text()) if state_path.exists() else {
+        state: dict[str, Any] = json.loads(state_path.read_text()) if state_path.exists() else {
             "start": str(cfg.start), "champion": str(cfg.start), "generations": []}
         if state["start"] != str(cfg.start):
             raise ConfigError(f"{out} holds a run from start={state['start']}, not {cfg.start}; use another out_dir")

@@ -100,8 +100,8 @@ def label(teacher: str, candidates: Path, folder: Path, *, ply: int = 2, process
             progress(len(probs))
         if filled == min(chunk, len(boards) - index * chunk):
             targets = np.concatenate(pending).astype(np.float32)
-            atomic_write(chunk_path(folder, index), lambda f, t=targets: np.savez(
-                f, targets=t, teacher=str(teacher), ply=ply, chunk=chunk, candidates_sha256=sha), "wb")
+            atomic_write(chunk_path(folder, index), lambda f: np.savez(  # called before atomic_write returns
+                f, targets=targets, teacher=str(teacher), ply=ply, chunk=chunk, candidates_sha256=sha), "wb")
             pending, filled, index = [], 0, index + 1
             if deadline is not None and time.monotonic() > deadline:
                 break
@@ -121,6 +121,7 @@ def _local_results(teacher, jobs, ply, processes, _address) -> Iterator[np.ndarr
 
     At most a few jobs per worker are in flight, so memory stays flat however long the list."""
     from collections import deque
+    from concurrent.futures import Future
 
     from bgzero.interrupts import started_executor
 
@@ -132,7 +133,8 @@ def _local_results(teacher, jobs, ply, processes, _address) -> Iterator[np.ndarr
         return
     pool = started_executor(processes, load_worker, (teacher,))
     try:
-        queue, ahead = deque(), iter(jobs)
+        queue: deque[Future[np.ndarray]] = deque()
+        ahead = iter(jobs)
         for boards in ahead:
             queue.append(pool.submit(evaluate_job, (boards, ply)))
             if len(queue) >= 4 * processes:
@@ -159,7 +161,7 @@ def _ray_results(teacher, jobs, ply, processes, address) -> Iterator[np.ndarray]
         def evaluate(self, boards: np.ndarray, ply: int) -> np.ndarray:
             return evaluate_job((boards, ply))
 
-    actors = [Labeller.remote(teacher) for _ in range(processes)]
+    actors = [Labeller.remote(teacher) for _ in range(processes)]  # type: ignore[attr-defined]  # added by @ray.remote
     try:
         yield from ActorPool(actors).map(lambda actor, boards: actor.evaluate.remote(boards, ply), jobs)
     finally:

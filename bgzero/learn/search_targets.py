@@ -57,17 +57,17 @@ def candidate_turns(evaluator: Evaluator, positions: int, seed: int, top: int = 
         raise ConfigError(f"candidates: positions >= 1, top >= 2, games >= 1, explore in [0, 1] "
                           f"(got {positions}, {top}, {games}, {explore})")
     rng = np.random.default_rng(seed)
-    found, turns, total, turn = [], [], 0, 0
+    found, found_turns, total, turn = [], [], 0, 0
     for moves, probs, _ in lockstep_self_play(evaluator, rng, games, explore):
         keep = segment_top_k(-equity(probs), moves.offsets, top)
         keep &= np.isin(evaluator.route(moves.results), classes)
         found.append(moves.results[keep])
-        turns.append(np.repeat(np.arange(turn, turn + games), np.diff(moves.offsets))[keep])
+        found_turns.append(np.repeat(np.arange(turn, turn + games), np.diff(moves.offsets))[keep])
         total += int(keep.sum())
         turn += games
         if total >= positions:
             break
-    boards, turns = np.concatenate(found), np.concatenate(turns)
+    boards, turns = np.concatenate(found), np.concatenate(found_turns)
     order = rng.permutation(turn)
     rank = np.empty(turn, np.int64)
     rank[order] = np.arange(turn)
@@ -190,7 +190,7 @@ def rank_fine_tune(net: ValueNet, encoder, boards: np.ndarray, turns: np.ndarray
             error = (turn_centred(equity(probs), turn_index, len(pick))
                      - turn_centred(target_equity[rows], turn_index, len(pick))).pow(2).mean()
             loss = error
-            if anchor:
+            if start_probs is not None:  # anchor > 0
                 loss = loss + anchor * td_loss(probs, start_probs[rows])
             if calibrate:
                 loss = loss + calibrate * td_loss(probs, target_probs[rows])

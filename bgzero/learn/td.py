@@ -80,6 +80,7 @@ def _back_up_greedy(targets: np.ndarray, idx: np.ndarray, explored: np.ndarray |
     """Overwrite the targets of the explored positions among ``idx`` with their greedy backup."""
     if explored is None:
         return
+    assert backups is not None  # made whenever explored is given
     idx = idx[explored[idx]]
     targets[idx] = backups[idx]
 

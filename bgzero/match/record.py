@@ -113,6 +113,7 @@ class MatchRecord:
         if not self.length or not self.games:
             return list(self.score)
         last = self.games[-1]
+        assert last.winner is not None  # games holds the finished ones
         score = list(last.score)
         score[last.winner] += last.points
         return score

@@ -51,6 +51,12 @@ class _Live:
         self.game.opening(self.rng)
 
     @property
+    def on_roll(self) -> int:
+        """The player on roll: known from the opening roll that starts each game."""
+        assert self.game.on_roll is not None
+        return self.game.on_roll
+
+    @property
     def done(self) -> bool:
         return self.state.over if self.state.match_length else len(self.records) == self.games
 
@@ -80,15 +86,15 @@ def _ask(agents: Sequence[Agent], method: str, live: list[_Live], askee) -> np.n
 
 def _cube_turn(agents: Sequence[Agent], live: list[_Live]) -> None:
     """The side on roll may double before rolling; a take doubles the cube, a pass ends the game."""
-    ready = [m for m in live if m.game.dice is None and may_double(m.game.state, m.game.on_roll)]
+    ready = [m for m in live if m.game.dice is None and may_double(m.game.state, m.on_roll)]
     if not ready:
         return
-    doubled = [m for m, yes in zip(ready, _ask(agents, "double_decision", ready, lambda m: m.game.on_roll)) if yes]
+    doubled = [m for m, yes in zip(ready, _ask(agents, "double_decision", ready, lambda m: m.on_roll)) if yes]
     if not doubled:
         return
-    takes = _ask(agents, "take_decision", doubled, lambda m: 1 - m.game.on_roll)
+    takes = _ask(agents, "take_decision", doubled, lambda m: 1 - m.on_roll)
     for m, take in zip(doubled, takes):
-        doubler = m.game.on_roll
+        doubler = m.on_roll
         m.game.double(doubler)
         m.game.answer(1 - doubler, bool(take))
         m.settle()
@@ -109,7 +115,9 @@ def _move_turn(agents: Sequence[Agent], live: list[_Live]) -> None:
         chosen = agents[player].choose_for_score(boards, dice, moves, [m.game.state for m in group],
                                                  np.full(len(group), player))
         for m, k in zip(group, chosen):
-            m.game.move(player, m.game.dice, moves.steps_of(k), result=moves.results[k].copy())
+            rolled = m.game.dice
+            assert rolled is not None  # every match rolled above
+            m.game.move(player, rolled, moves.steps_of(k), result=moves.results[k].copy())
             m.settle()
 
 

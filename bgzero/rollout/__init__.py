@@ -90,5 +90,6 @@ def rollout_document(board: np.ndarray, dice, player: RolloutPlayer | PlayerSpec
         return rollout_positions(np.asarray(board)[None], player, settings, [state], [player_on_roll], **run)[0].as_dict()
     position, plays = rollout_plays(board, dice, player, settings, top=top, state=state,
                                     player_on_roll=player_on_roll, with_position=True, **run)
+    assert position is not None  # with_position
     return {**position.as_dict(), "dice": list(dice),
             "moves": [{"move": p.move or "(no move)", **p.result.as_dict()} for p in plays]}

@@ -21,6 +21,7 @@ from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import islice
+from typing import overload
 
 import numpy as np
 from tqdm import tqdm
@@ -61,7 +62,7 @@ class Job:
     root_players: tuple[int, ...] | None = None
 
 
-class Batches(Sequence):
+class Batches(Sequence[tuple[int, int]]):
     """Item ranges ``[lo, hi)`` of the trial-major layout (item ``k``: trial ``k // positions``
     of position ``k % positions``), each made when asked: a plan of a billion one-trial batches
     costs nothing before the first one runs, so ``seconds=`` or ``se=`` stop it in time."""
@@ -73,7 +74,15 @@ class Batches(Sequence):
     def __len__(self) -> int:
         return len(self._starts)
 
-    def __getitem__(self, index: int) -> tuple[int, int]:
+    @overload
+    def __getitem__(self, index: int) -> tuple[int, int]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[tuple[int, int]]: ...
+
+    def __getitem__(self, index: int | slice) -> tuple[int, int] | list[tuple[int, int]]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(len(self))[index]]
         lo = self._starts[index]
         return lo, min(lo + self.batch, self.total)
 
@@ -123,6 +132,7 @@ def _init_worker(spec: PlayerSpec) -> None:
 
 def _work(args) -> ChunkOutcome:
     job, index, lo, hi = args
+    assert _WORKER is not None  # built by _init_worker, the pool's initializer
     return run_batch(_WORKER, job, index, lo, hi)
 
 
@@ -166,7 +176,8 @@ def _ray(player: PlayerSpec, job: Job, plan: Batches, processes: int,
         def run(self, job, index, lo, hi):
             return run_batch(self.player, job, index, lo, hi)
 
-    actors = [RolloutActor.remote(player) for _ in range(min(processes, len(plan)))]
+    actors = [RolloutActor.remote(player)  # type: ignore[attr-defined]  # added by @ray.remote
+              for _ in range(min(processes, len(plan)))]
     job_ref = ray.put(job)
     pending = {}
     submitted = 0
@@ -212,8 +223,11 @@ def rollout(roots: np.ndarray, player: RolloutPlayer | PlayerSpec, settings: Rol
     job = Job(roots, settings, tuple(states) if states is not None else None,
               tuple(int(p) for p in root_players) if root_players is not None else None)
     plan = Batches(len(roots), settings.trials, settings.batch)
-    runs = (_ray(player, job, plan, processes, ray_address) if backend == "ray"
-            else _local(player, job, plan, processes))
+    if backend == "ray":
+        assert isinstance(player, PlayerSpec)  # checked above
+        runs = _ray(player, job, plan, processes, ray_address)
+    else:
+        runs = _local(player, job, plan, processes)
     return _collect(runs, plan, len(roots), settings, progress)
 
 

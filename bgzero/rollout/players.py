@@ -82,6 +82,7 @@ class RolloutPlayer:
     def choose(self, boards: np.ndarray, dice: np.ndarray, moves: MoveBatch) -> np.ndarray:
         """Global indices of the moves played."""
         if self.greedy:
+            assert self.judge is not None  # a greedy player plays its judge's choice
             return self.judge.choose(moves)
         return self.agent.choose(boards, dice, moves)
 
@@ -109,7 +110,8 @@ def make_player(spec: str, judge: str | None = None, prune: bool = True, databas
     reads its own.
     """
     name, path, ply = parse_spec(spec)
-    own = None
+    agent: Agent
+    own: NetJudge | GnubgJudge | None = None
     if name == "checkpoint" and path:
         from bgzero.agents.neural import NeuralAgent
         from bgzero.value.checkpoint import load_evaluator

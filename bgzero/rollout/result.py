@@ -64,8 +64,14 @@ def summarise(probs: np.ndarray, cubeful: np.ndarray | None = None) -> RolloutRe
     cf_mean = cf_se = None
     if cubeful is not None:
         cf_mean, cf_se = float(np.mean(cubeful)), float(standard_error(np.asarray(cubeful, np.float64)))
-    return RolloutResult(tuple(float(p) for p in mean), tuple(float(s) for s in se), float(eq.mean()),
+    return RolloutResult(_five(mean), _five(se), float(eq.mean()),
                          float(standard_error(eq)), len(probs), cf_mean, cf_se)
+
+
+def _five(values: np.ndarray) -> tuple[float, float, float, float, float]:
+    """The five probabilities (or their errors) as floats."""
+    a, b, c, d, e = (float(v) for v in values)
+    return a, b, c, d, e
 
 
 def combined_z(a: float, a_se: float, b: float, b_se: float) -> float:

@@ -46,6 +46,7 @@ class SelfPlayActor:
 
     def __init__(self, cfg_yaml: str, seed: int):
         cfg = OmegaConf.create(cfg_yaml)
+        assert isinstance(cfg, DictConfig)  # the yaml of the training config, a mapping
         self.nets, self.player = self_player(cfg, seed)
         self.games = cfg.selfplay.games_per_chunk
 
@@ -76,7 +77,8 @@ class RayWorkers:
             self._start(slot, seed)
 
     def _start(self, slot: int, seed: int) -> None:
-        self.actors[slot] = SelfPlayActor.options(num_cpus=self.ray_cfg.cpus_per_worker).remote(self.cfg_yaml, seed)
+        self.actors[slot] = SelfPlayActor.options(  # type: ignore[attr-defined]  # added by @ray.remote
+            num_cpus=self.ray_cfg.cpus_per_worker).remote(self.cfg_yaml, seed)
         for _ in range(self.ray_cfg.in_flight):
             self._request(slot)
 

@@ -67,6 +67,7 @@ def _worker(cfg_yaml: str, shared: torch.Tensor, version, lock, out, stop, seed:
     _die_with(parent)
     follow_the_main_process()  # Ctrl-C reaches the whole group: the learner decides, and stops us
     cfg = OmegaConf.create(cfg_yaml)
+    assert isinstance(cfg, DictConfig)  # the yaml of the training config, a mapping
     net, player = self_player(cfg, seed)
     seen = -1
 

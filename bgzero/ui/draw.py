@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -161,8 +162,8 @@ def _example_board() -> np.ndarray:
     return board
 
 
-EXAMPLE = dict(board=_example_board(), names=("white", "black"), on_roll=0, dice=(5, 1),
-               state=MatchState(7, (3, 4), cube=CubeState(2, 0)))
+EXAMPLE: dict[str, Any] = dict(board=_example_board(), names=("white", "black"), on_roll=0, dice=(5, 1),
+                               state=MatchState(7, (3, 4), cube=CubeState(2, 0)))
 
 
 def main(argv: list[str] | None = None) -> None:

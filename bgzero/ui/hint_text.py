@@ -33,7 +33,7 @@ def moves_table(moves: list[RankedMove], rolled=()) -> list[str]:
     rows = [f"  # ply  {'move':<{width}}   equity    diff  {'   MWC  ' if match else ''}{PROBS_HEADER}{extra}"]
     for rank, m in enumerate(moves, 1):
         diff = f"{m.diff if m.diff else -0.0:+7.3f}" if rank > 1 else " " * 7  # a tie prints -0.000, as in gnubg
-        mwc = f"{100 * m.mwc:6.2f}%  " if match else ""
+        mwc = f"{100 * m.mwc:6.2f}%  " if match and m.mwc is not None else ""
         move = m.move or "(no move)"  # a roll that cannot be played
         rollout = rollout_cell(rolled[rank - 1]) if rank <= len(rolled) else ""
         rows.append(f"{rank:3d} {m.ply:3d}  {move:<{width}}  {m.equity:+7.3f} {diff}  {mwc}"

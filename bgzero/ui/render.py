@@ -70,7 +70,7 @@ def render_board(board, names=("you", "bot"), *, state: MatchState | None = None
             left, right = "".join(cells[:6]), "".join(cells[6:])
             bar = stack(0, me[24], 4 - k) if top else stack(1, opp[24], 4 - k)
         tray = "   "
-        if r == cube_row:
+        if state is not None and r == cube_row:
             value = state.cube.value if state.cube.owner != CENTRED else 64  # a centred cube shows 64, as on a real board
             tray = f"[{value}]" if value < 10 else f"{value:^3d}"
         elif r in (0, 10) and off[1 if top else 0]:

@@ -42,6 +42,7 @@ def show_game(game: MatchGame, names, *, number: int = 1, length: int = 0, jacob
         who = names[action.player]
         if action.kind == MOVE:
             text = format_steps(before.board, action.steps)
+            assert action.dice is not None  # every move records its roll
             picture(f"{k}. {who} {_verb(who, 'rolls', 'roll')} {action.dice[0]}-{action.dice[1]}: "
                     f"{text or 'cannot move'}")
         elif action.kind == DOUBLE:

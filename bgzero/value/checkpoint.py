@@ -274,9 +274,10 @@ def _array(value) -> np.ndarray | None:
 
 def _weights(path, key: str, weights, config: NetConfig) -> None:
     """Named float tensors, all finite, of the shapes ``config`` gives them."""
-    arrays = {k: _array(v) for k, v in weights.items()} if isinstance(weights, dict) else {}
-    if not arrays or not all(isinstance(k, str) and v is not None for k, v in arrays.items()):
+    given = {k: _array(v) for k, v in weights.items()} if isinstance(weights, dict) else {}
+    if not given or not all(isinstance(k, str) and v is not None for k, v in given.items()):
         raise CheckpointError(f"checkpoint {path}: {key} is not a set of named weight tensors")
+    arrays = {k: v for k, v in given.items() if v is not None}  # all of them, as checked
     expected = weight_shapes(config)
     found = {k: tuple(v.shape) for k, v in arrays.items()}
     if found != expected:

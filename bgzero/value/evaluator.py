@@ -30,13 +30,13 @@ from bgzero.value.probs import result_probs
 from bgzero.value.pruning import PruningNet
 
 if TYPE_CHECKING:
-    from bgzero.value.net import ValueNet
+    from torch import nn
 
 
 class Evaluator:
     """Five probabilities for the side on roll of each board, before it rolls."""
 
-    def __init__(self, net: ValueNet | FrozenNet, encoder: str, race_net: ValueNet | FrozenNet | None = None,
+    def __init__(self, net: nn.Module | FrozenNet, encoder: str, race_net: nn.Module | FrozenNet | None = None,
                  race_encoder: str = "race", exact_bearoff: bool = True, pruner: PruningNet | None = None):
         self.net = _inference(net)
         self.encoder = _checked_encoder(net, encoder)

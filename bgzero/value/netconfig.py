@@ -36,7 +36,8 @@ def weight_shapes(config: NetConfig) -> dict[str, tuple[int, ...]]:
     Hidden layer ``i`` is ``body.{2i}`` (its activation is ``body.{2i+1}``, which has no weights),
     then ``head``: the layout every checkpoint stores and every torch-free net reads.
     """
-    shapes, width = {}, config.num_inputs
+    shapes: dict[str, tuple[int, ...]] = {}
+    width = config.num_inputs
     for i, h in enumerate(config.hidden):
         shapes |= {f"body.{2 * i}.weight": (h, width), f"body.{2 * i}.bias": (h,)}
         width = h

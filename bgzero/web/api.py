@@ -153,9 +153,12 @@ def create_app(engine: Engine, *, default_agent: str, hint_agent: str | None = N
                    match: str | None = Query(None, description="gnubg Match ID"),
                    agent: str | None = Query(None), limit: int = Query(0, ge=0, description="0: all plays")):
         (board, info), spec = _position(position, match), agent_of(agent)
-        if dice is None and (info is None or info.dice == (0, 0)):
+        if dice is not None:
+            roll = parse_dice(dice)
+        elif info is not None and info.dice != (0, 0):
+            roll = info.dice
+        else:
             raise ConfigError("no dice: pass dice=31, or a Match ID that records a roll")
-        roll = parse_dice(dice) if dice is not None else info.dice
         state, player = match_context(info)
 
         def work():
@@ -176,8 +179,8 @@ def create_app(engine: Engine, *, default_agent: str, hint_agent: str | None = N
             evaluator, ply = engine.evaluator(spec)
             return evaluate_position(evaluator, board, ply)
 
-        rolled = info is not None and info.dice != (0, 0)  # the roll an XGID or Match ID carries, for the page
-        return {"position": position, "agent": spec, "board": board.tolist(), "dice": list(info.dice) if rolled else None,
+        rolled = info.dice if info is not None and info.dice != (0, 0) else None  # an XGID's or Match ID's roll
+        return {"position": position, "agent": spec, "board": board.tolist(), "dice": list(rolled) if rolled else None,
                 **asdict(await engine.run(work))}
 
     @app.get("/api/cube", summary="The cube action of the side on roll before it rolls")

@@ -19,6 +19,7 @@ from bgzero.agents.neural import NeuralAgent
 from bgzero.agents.specs import make_agent, parse_spec
 from bgzero.errors import BgzeroError, ConfigError
 from bgzero.value.checkpoint import load_evaluator
+from bgzero.value.evaluator import Evaluator
 from bgzero.web.workers import BusyError, Pool
 
 __all__ = ["BusyError", "Engine"]
@@ -37,7 +38,7 @@ class Engine:
         self.short = Pool("short", workers, queue)
         self.long = Pool("long", long_workers, long_queue)
         self._built: dict[str, Agent] = {}
-        self._evaluators: dict[str, object] = {}
+        self._evaluators: dict[str, Evaluator] = {}
         self._locks: dict[str, threading.Lock] = {}
         self._build_lock = threading.Lock()
 
@@ -63,7 +64,7 @@ class Engine:
         with self._build_lock:
             if spec not in self._built:
                 name, path, ply = parse_spec(spec)
-                if name == "checkpoint":
+                if name == "checkpoint" and path:  # else make_agent says a checkpoint needs its file
                     if path not in self._evaluators:
                         self._evaluators[path] = load_evaluator(path)
                     self._built[spec] = NeuralAgent(self._evaluators[path], ply=ply, name=spec)

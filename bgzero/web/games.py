@@ -98,7 +98,8 @@ class WebGame(PersonMatch):
 
     # ---- the person's actions
 
-    def act(self, action: str, move: str | None = None, level: int = 1) -> None:
+    # The page sends a play as its text, parsed here for PersonMatch.act: nothing calls this with a Move
+    def act(self, action: str, move: str | None = None, level: int = 1) -> None:  # type: ignore[override]
         """Apply one action of the person: roll, double, take, pass, move (the play's text), resign or next."""
         self.bot_turns = []
         played = None
@@ -153,10 +154,11 @@ class Sessions:
     def get(self, sid: str, client: str | None) -> WebGame:
         with self._lock:
             self._expire()
-            owner, game, _ = self._games.get(sid, (None, None, 0))
-            if game is None or owner != client:
+            found = self._games.get(sid)
+            if found is None or found[0] != client:
                 raise UnknownSessionError(f"no game {sid!r} for this browser (it may have expired after "
                                           f"{self.idle_seconds / 60:g} idle minutes, or been replaced by newer ones)")
+            owner, game, _ = found
             self._games[sid] = (owner, game, self._clock())
             self._games.move_to_end(sid)
             return game

@@ -30,12 +30,15 @@ def frames(record: MatchRecord) -> list[dict]:
             who = record.names[action.player]
             if action.kind == MOVE:
                 text = format_steps(before.board, action.steps)
+                assert action.dice is not None  # every move records its roll
                 frame(f"{who} rolls {action.dice[0]}-{action.dice[1]}: {text or 'cannot move'}", after, action.dice)
             elif action.kind == DOUBLE:
                 frame(f"{who} doubles to {2 * before.state.cube.value}", after)
             else:
                 frame(f"{who} {'takes' if action.kind == TAKE else 'passes'}", after)
-        frame(f"{record.names[game.winner]} wins {game.points} point{'s' * (game.points != 1)} ({game.end.how})", after)
+        end = game.end
+        assert end is not None  # record.games are the finished games
+        frame(f"{record.names[end.winner]} wins {game.points} point{'s' * (game.points != 1)} ({end.how})", after)
     return out
 
 
