@@ -139,8 +139,8 @@ def point_table(encoder: str, w1: np.ndarray, units, cells: int = 25) -> np.ndar
         for c in range(cells):
             u = units(s, c)
             rows = w1[u]  # gathered once for the cell's 16 counts: the gather, not the product, was the cost
-            for count in range(16):
-                table[s, c, count] = x[s, c, count, u] @ rows
+            for n in range(16):
+                table[s, c, n] = x[s, c, n, u] @ rows
     return table
 
 
