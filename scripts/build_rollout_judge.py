@@ -1,4 +1,4 @@
-"""Build the rollout judge of checker play (:mod:`bgzero.arena.rollout_judge`), resumably.
+"""Build the rollout judge of checker play (:mod:`bgzero.judge.rollout_judge`), resumably.
 
     python scripts/build_rollout_judge.py --folder runs/rollout_judge --seconds 3600   # stop, then run again
     python scripts/build_rollout_judge.py --folder runs/rollout_judge --out bgzero/data/rollout_judge_0_1000.npz
@@ -17,8 +17,8 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from bgzero.arena.rollout_judge import CHUNK, JudgeSettings, assemble, build
 from bgzero.errors import ConfigError
+from bgzero.judge.rollout_judge import CHUNK, JudgeSettings, assemble, build
 
 
 def main(argv: list[str] | None = None) -> None:

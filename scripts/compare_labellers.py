@@ -2,7 +2,7 @@
 
 A generation's labels are only as good as the labeller's choices among a turn's candidates.
 This scores labellers the way the fine-tuning uses them: on each of the shipped judge's
-1,000 positions (:func:`bgzero.arena.move_errors.shipped_reference`) the ``--top`` best plays
+1,000 positions (:func:`bgzero.judge.move_errors.shipped_reference`) the ``--top`` best plays
 by ``--ranker``'s 0-ply are the candidates, each labeller picks the one it values most, and
 the loss is gnubg 2-ply's best minus the pick (x1000, a 95% interval), with each labeller's
 paired difference from the first and its cost in candidates per CPU-second.
@@ -23,8 +23,8 @@ import time
 import numpy as np
 
 from bgzero.agents.search import evaluate_ply
-from bgzero.arena.move_errors import match_results, shipped_reference
 from bgzero.engine.movegen import generate
+from bgzero.judge.move_errors import match_results, shipped_reference
 from bgzero.rollout import RolloutSettings, rollout_positions
 from bgzero.rollout.players import make_player
 from bgzero.value.checkpoint import load_evaluator

@@ -1,4 +1,4 @@
-"""bgzero.arena.move_errors and ``bgzero-bench errors`` (bgzero.arena.errors_bench): the loss arithmetic and result
+"""bgzero.judge.move_errors and ``bgzero-bench errors`` (bgzero.judge.errors_bench): the loss arithmetic and result
 matching on a hand-made set, the table, the command on a cached reference, and a live run against gnubg on a few
 positions."""
 
@@ -8,13 +8,13 @@ import numpy as np
 import pytest
 
 from bgzero.agents.base import Agent
-from bgzero.arena import errors_bench as bench
-from bgzero.arena import move_errors
-from bgzero.arena.move_errors import Reference
 from bgzero.cli import launch
 from bgzero.engine.board import START
 from bgzero.engine.ids import position_id
 from bgzero.engine.movegen import generate
+from bgzero.judge import errors_bench as bench
+from bgzero.judge import move_errors
+from bgzero.judge.move_errors import Reference
 
 
 def bgzero_bench(monkeypatch, *args):

@@ -28,9 +28,10 @@ BELOW = {
     "match": ["agents"],        # match records, the match runner, .mat and SGF files
     "rollout": ["agents"],      # a sibling of match
     "analysis": ["match", "rollout"],  # a position's plays and cube, a whole match's decisions
-    "arena": ["rollout"],       # duplicate games, the league, move errors: a sibling of analysis
+    "arena": ["rollout"],       # duplicate games and the league: a sibling of analysis
+    "judge": ["rollout"],       # move errors against gnubg's search or rollouts: a sibling of arena and analysis
     "selfplay": ["agents"],     # a sibling of match, rollout and env
-    "learn": ["arena", "selfplay"],
+    "learn": ["arena", "judge", "selfplay"],
     "gnubg": ["match"],         # GNU Backgammon's formats and program: a sibling of rollout, selfplay and learn
     "env": ["agents"],          # the RL environments: a sibling of match, rollout, selfplay
     "ui": ["analysis"],

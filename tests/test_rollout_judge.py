@@ -1,12 +1,12 @@
-"""bgzero.arena.rollout_judge: the rollout judge's sample, its resumable build, and the table it gives ``bgzero-bench errors``."""
+"""bgzero.judge.rollout_judge: the rollout judge's sample, its resumable build, and the table it gives ``bgzero-bench errors``."""
 
 import numpy as np
 import pytest
 
 from bgzero.agents.specs import make_agent
-from bgzero.arena import move_errors, rollout_judge
-from bgzero.arena.rollout_judge import CHUNK, JudgeSettings, assemble, build, candidates
 from bgzero.errors import ConfigError
+from bgzero.judge import move_errors, rollout_judge
+from bgzero.judge.rollout_judge import CHUNK, JudgeSettings, assemble, build, candidates
 
 pytest.importorskip("gnubg_nn")
 SMALL = JudgeSettings(decisions=CHUNK + 5, seed=3, trials=36)

@@ -1,6 +1,6 @@
 """``bgzero-bench``: the benchmarks' tables, one subcommand each.
 
-``bgzero-bench errors ...`` prints the move-error table (:mod:`bgzero.arena.errors_bench`);
+``bgzero-bench errors ...`` prints the move-error table (:mod:`bgzero.judge.errors_bench`);
 ``bgzero-bench cube ...`` the cube decisions against gnubg's (:mod:`bgzero.gnubg.cube_bench`). The options after the
 subcommand are ``key=value``, as every command's.
 """
@@ -27,7 +27,7 @@ def _listed(value) -> list:
 
 def run_errors(cfg: DictConfig) -> list:
     """``bgzero-bench errors``: print the move-error table; returns its rows (agent, losses, seconds)."""
-    from bgzero.arena.errors_bench import report
+    from bgzero.judge.errors_bench import report
 
     check(cfg, BenchErrors)
     return report([str(a) for a in _listed(cfg.agent)], judge=cfg.judge, judge_file=cfg.judge_file,

@@ -12,7 +12,7 @@ A generation turns the current champion into a challenger and lets a gate decide
    between a turn's candidates (:func:`~bgzero.learn.search_targets.rank_fine_tune`), a fresh
    pruning net distilled, written to ``student.pt``;
 4. **gate**: duplicate games against the champion and the gate's other opponents, in seeded
-   chunks, the move-error bench (:mod:`bgzero.arena.move_errors`) and, where the caller gives
+   chunks, the move-error bench (:mod:`bgzero.judge.move_errors`) and, where the caller gives
    one, the cube bench (``gate.cube``: the command passes :func:`bgzero.gnubg.cube_bench.agreement`,
    a layer this one does not import);
 5. **decide**: the student is promoted when it beats the champion by more than ``gate.margin``.
@@ -307,8 +307,8 @@ class Generation:
             self._duplicate(key, opponent)
         if g.move_errors and not (self.gate_folder / "move_errors.json").exists():
             from bgzero.agents.specs import make_agent
-            from bgzero.arena.move_errors import CLASSES as ERROR_CLASSES
-            from bgzero.arena.move_errors import agent_losses, shipped_reference
+            from bgzero.judge.move_errors import CLASSES as ERROR_CLASSES
+            from bgzero.judge.move_errors import agent_losses, shipped_reference
 
             ref = shipped_reference()
             loss = agent_losses(make_agent(f"checkpoint:{self.student_path}@0"), ref)

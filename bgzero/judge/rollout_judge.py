@@ -12,8 +12,8 @@ the same dice. A play outside that set keeps its filter gap below the best rolle
 it was judged clearly worse by both nets, and its loss counts as that gap.
 
 The build is resumable: each chunk of decisions is saved as its own file, tied to the
-settings; :func:`assemble` turns the finished chunks into a :class:`~bgzero.arena.move_errors.Reference`
-that :func:`~bgzero.arena.move_errors.agent_losses` scores like gnubg's.
+settings; :func:`assemble` turns the finished chunks into a :class:`~bgzero.judge.move_errors.Reference`
+that :func:`~bgzero.judge.move_errors.agent_losses` scores like gnubg's.
 ``scripts/build_rollout_judge.py`` runs it; the package ships the 1,000-decision build.
 """
 
@@ -29,13 +29,13 @@ import numpy as np
 
 from bgzero import paths
 from bgzero.agents.specs import make_agent
-from bgzero.arena.move_errors import CLASSES, Reference
 from bgzero.atomic import atomic_write
 from bgzero.engine.board import START, to_gnubg
 from bgzero.engine.classify import BEAROFF, classify
 from bgzero.engine.game import game_results
 from bgzero.engine.movegen import generate
 from bgzero.errors import ConfigError
+from bgzero.judge.move_errors import CLASSES, Reference
 from bgzero.rollout import PlayerSpec, RolloutSettings, rollout
 from bgzero.value.probs import equity
 

@@ -1,8 +1,8 @@
 """The move-error benchmark's tables (``bgzero-bench errors``): mean equity loss x1000 per move,
 judged by gnubg's n-ply evaluation or by rollouts.
 
-The positions, the judges and the loss arithmetic are :mod:`bgzero.arena.move_errors` (gnubg
-n-ply) and :mod:`bgzero.arena.rollout_judge` (``judge=rollout``: 1,000 decisions from varied
+The positions, the judges and the loss arithmetic are :mod:`bgzero.judge.move_errors` (gnubg
+n-ply) and :mod:`bgzero.judge.rollout_judge` (``judge=rollout``: 1,000 decisions from varied
 play, every play within 0.10 of the best rolled out); this makes the table. gnubg 0-ply, gnubg
 1-ply and pubeval are always shown as yardsticks (a dash where gnubg-nn is absent). Cells are
 the mean loss x1000 with a 95% normal interval (mean +- 1.96 sd / sqrt n), overall and per
@@ -20,10 +20,10 @@ from pathlib import Path
 import numpy as np
 
 from bgzero.agents.specs import make_agent
-from bgzero.arena.move_errors import CACHE, CLASSES, Reference, agent_losses, get_reference
-from bgzero.arena.rollout_judge import shipped_judge
 from bgzero.engine.ids import position_id
 from bgzero.errors import ConfigError
+from bgzero.judge.move_errors import CACHE, CLASSES, Reference, agent_losses, get_reference
+from bgzero.judge.rollout_judge import shipped_judge
 
 YARDSTICKS = ("gnubg@0", "gnubg@1", "pubeval")
 """The agents every table shows first, for scale."""
