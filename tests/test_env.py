@@ -107,6 +107,8 @@ def test_checker_steps_reach_exactly_generates_plays():
 
 def test_checker_mask_keeps_the_higher_die_rule():
     """One checker on the 24-point, the 13-point blocked: 6-5 plays only one die, so the 6."""
+    # Hand-built: not a valid position (the other side's 13 on its ace share the roller's 24-point),
+    # which tests.boards.board refuses; the Table does not check.
     board = np.zeros((2, 25), np.int8)
     board[0, 23] = 1
     board[1, 11], board[1, 0] = 2, 13
