@@ -15,6 +15,7 @@ from bgzero.engine.bearoff.probs import bearoff_probs
 from bgzero.engine.board import swap_sides, to_gnubg
 from bgzero.engine.movegen import generate
 from bgzero.errors import InvalidPositionError
+from tests.boards import board as pos
 
 ROLLS = [(d1, d2) for d1 in range(1, 7) for d2 in range(1, d1 + 1)]
 
@@ -36,13 +37,6 @@ def db(tmp_path_factory):
 def two_sided(db):
     """The two-sided table, built into the same temporary cache folder."""
     return bt.get_database()
-
-
-def home_board(me, opp=()) -> np.ndarray:
-    board = np.zeros((2, 25), np.int8)
-    board[0, :len(me)] = me
-    board[1, :len(opp)] = opp
-    return board
 
 
 # --------------------------------------------------------------------------- indexing
@@ -94,7 +88,7 @@ def reference_tables(max_checkers: int):
     dist = {0: {0: Fraction(1)}}
     mean = {0: Fraction(0)}
     for i in ids[1:]:
-        boards = np.repeat(home_board(table[i])[None], len(ROLLS), axis=0)
+        boards = np.repeat(pos(dict(enumerate(table[i], 1)))[None], len(ROLLS), axis=0)  # counts on points 1-6
         moves = generate(boards, np.array(ROLLS))
         after = bo.position_index(moves.results[:, 1, :6])  # results are swapped: row 1 is the mover
         acc, m = {}, Fraction(1)
@@ -166,33 +160,34 @@ def test_expected_rolls_grow_with_checkers_and_pips(db):
 
 
 def test_is_bearoff():
-    boards = np.stack([home_board([2, 3], [0, 0, 4]), home_board([2, 3], [0, 0, 4]), home_board([2], [1])])
-    boards[1, 0, 6] = 1
-    boards[2, 1, 24] = 1
+    boards = np.stack([
+        pos({1: 2, 2: 3}, {3: 4}),
+        pos({1: 2, 2: 3, 7: 1}, {3: 4}),  # one of mine not home yet
+        pos({1: 2}, {1: 1, "bar": 1}),  # one of theirs on the bar
+    ])
     assert bo.is_bearoff(boards).tolist() == [True, False, False]
     assert bo.is_bearoff(boards[0]).shape == ()
 
 
 def test_bearoff_probs_rejects_contact_positions(db):
-    board = home_board([2], [3])
-    board[1, 12] = 1
+    board = pos({1: 2}, {1: 3, 13: 1})  # their checker on my 12: contact
     with pytest.raises(InvalidPositionError, match="not a bear-off position"):
         bearoff_probs(board[None])
-    crowded = np.stack([home_board([2], [3])] * 3)
-    crowded[2, 0, 0] = 16  # more than 15 checkers
+    crowded = np.stack([pos({1: 2}, {1: 3})] * 3)
+    crowded[2, 0, 0] = 16  # more than 15 checkers, set by hand: the builder refuses it
     with pytest.raises(InvalidPositionError, match=r"board \(2,\) is not a bear-off position"):
         bearoff_probs(crowded)
 
 
 def test_simple_races(db):
     # One checker each on the ace: the side on roll wins at once.
-    np.testing.assert_allclose(bearoff_probs(home_board([1], [1])), [1, 0, 0, 0, 0])
+    np.testing.assert_allclose(bearoff_probs(pos({1: 1}, {1: 1})), [1, 0, 0, 0, 0])
     # 15 on my ace against 1 on the opponent's: I cannot finish first but always get checkers off.
-    np.testing.assert_allclose(bearoff_probs(home_board([15], [1])), [0, 0, 0, 0, 0], atol=1e-7)
+    np.testing.assert_allclose(bearoff_probs(pos({1: 15}, {1: 1})), [0, 0, 0, 0, 0], atol=1e-7)
     # Two on my 6-point against one on the opponent's ace: I must finish in one roll.
-    assert bearoff_probs(home_board([0, 0, 0, 0, 0, 2], [1]))[0] == pytest.approx(4 / 36)
+    assert bearoff_probs(pos({6: 2}, {1: 1}))[0] == pytest.approx(4 / 36)
     # 15 on my 6-point against one on the opponent's ace: gammoned unless I get one off now.
-    w, wg, wbg, lg, lbg = bearoff_probs(home_board([0, 0, 0, 0, 0, 15], [1]))
+    w, wg, wbg, lg, lbg = bearoff_probs(pos({6: 15}, {1: 1}))
     assert (w, wg, wbg, lbg) == (0, 0, 0, 0)
     assert lg == pytest.approx(19 / 36)
 
@@ -252,7 +247,7 @@ def test_two_sided_exact_values(two_sided):
     # finish next time, unless they roll 3-3, 4-4, 5-5 or 6-6 first.
     assert win[six, bo.position_index([0, 0, 0, 0, 0, 2])] == pytest.approx(27 / 36 + 9 / 36 * 32 / 36, abs=1e-12)
     # The same answers through bearoff_probs.
-    np.testing.assert_allclose(bearoff_probs(home_board([0, 0, 0, 0, 0, 1], [1])), [27 / 36, 0, 0, 0, 0], atol=1e-7)
+    np.testing.assert_allclose(bearoff_probs(pos({6: 1}, {1: 1})), [27 / 36, 0, 0, 0, 0], atol=1e-7)
     assert (win >= 0).all() and (win <= 1).all()
 
 

@@ -23,17 +23,9 @@ from bgzero.value.encode import (
     feature_names,
     get_encoder,
 )
+from tests.boards import board as make_board
 
 ROLLS = [(a, b) for a in range(1, 7) for b in range(1, 7)]  # the 36 ordered rolls
-
-
-def make(me=None, opp=None):
-    """A board from ``{point: count}`` per side, each in its own numbering (25 = bar)."""
-    board = np.zeros((2, 25), dtype=np.int8)
-    for side, pts in enumerate((me or {}, opp or {})):
-        for p, n in pts.items():
-            board[side, p - 1] = n
-    return board
 
 
 def feat(board, name, encoder="contact"):
@@ -165,7 +157,7 @@ def test_tesauro_hand_values():
     assert [x[f"me.p6.{u}"] for u in ("ge1", "ge2", "ge3", "over3")] == [1, 1, 1, 1.0]
     assert [x[f"opp.p24.{u}"] for u in ("ge1", "ge2", "ge3", "over3")] == [1, 1, 0, 0]
     assert (x["me.bar"], x["me.off"], x["turn.me"], x["turn.opp"]) == (0, 0, 1, 0)
-    board = make({25: 3, 1: 7})
+    board = make_board({"bar": 3, 1: 7})
     assert feat(board, "me.bar", "tesauro198") == 1.5
     assert feat(board, "me.off", "tesauro198") == pytest.approx(5 / 15)
     assert feat(board, "me.p1.over3", "tesauro198") == 2.0
@@ -175,7 +167,7 @@ def test_tesauro_hand_values():
 
 
 def test_contact_point_and_bar_units():
-    x = dict(zip(feature_names("contact"), encode(make({1: 1, 2: 2, 3: 3, 4: 5, 25: 2})[None], "contact")[0]))
+    x = dict(zip(feature_names("contact"), encode(make_board({1: 1, 2: 2, 3: 3, 4: 5, "bar": 2})[None], "contact")[0]))
     units = lambda p: [x[f"me.p{p}.{u}"] for u in ("eq1", "eq2", "ge3", "over3")]
     assert (units(1), units(2), units(3), units(4)) == ([1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 1, 1])
     assert [x[f"me.bar.{u}"] for u in ("ge1", "ge2", "ge3", "over3")] == [1, 1, 0, 0]
@@ -210,12 +202,12 @@ def test_start_features(name, value):
 
 @pytest.mark.parametrize("n_off, units", [(0, (0, 0, 0)), (3, (0.6, 0, 0)), (7, (1, 0.4, 0)), (12, (1, 1, 0.4))])
 def test_off_units(n_off, units):
-    board = make({1: 15 - n_off}, {1: 15})
+    board = make_board({1: 15 - n_off}, {1: 15})
     assert tuple(feat(board, f"me.off{k}") for k in (1, 2, 3)) == pytest.approx(units)
 
 
 def test_structure_features():
-    board = make({4: 2, 5: 2, 6: 2, 7: 2, 8: 2, 10: 1, 20: 2, 22: 2}, {1: 2})
+    board = make_board({4: 2, 5: 2, 6: 2, 7: 2, 8: 2, 10: 1, 20: 2, 22: 2}, {1: 2})
     assert feat(board, "me.prime") == pytest.approx(5 / 6)
     assert feat(board, "me.home_points") == pytest.approx(3 / 6)
     assert feat(board, "me.points") == pytest.approx(7 / 7)
@@ -228,21 +220,21 @@ def test_structure_features():
     assert feat(board, "me.home_checkers") == pytest.approx(6 / 15)
     assert feat(board, "me.enter") == pytest.approx(1 - 9 / 36)
     assert feat(board, "me.enter2") == pytest.approx(9 / 36)
-    assert feat(make({3: 1, 5: 1, 9: 1}), "me.home_blots") == pytest.approx(2 / 6)
-    on_bar = make({25: 2, 1: 1})
+    assert feat(make_board({3: 1, 5: 1, 9: 1}), "me.home_blots") == pytest.approx(2 / 6)
+    on_bar = make_board({"bar": 2, 1: 1})
     assert feat(on_bar, "me.bar") == 0.5 and feat(on_bar, "me.back_checker") == 1.0
 
 
 def test_race_like_features():
     # their rearmost checker is on their 10 = my 15; mine on 20 and the bar must pass it
-    board = make({20: 2, 25: 1, 6: 4, 1: 3}, {10: 1, 3: 5})
+    board = make_board({20: 2, "bar": 1, 6: 4, 1: 3}, {10: 1, 3: 5})
     assert feat(board, "me.break_contact") == pytest.approx((2 * 5 + 10) / 152)
     assert feat(board, "me.behind") == pytest.approx(3 / 15)
     assert feat(board, "me.pip_diff") == pytest.approx((25 - 92) / 100)
     # outside: 2*14 + 19; home spares: 2 on the 6 (5 pips each), 1 on the 1 (none)
     assert feat(board, "me.timing") == pytest.approx((28 + 19 + 10) / 100)
     assert feat(board, "opp.break_contact") == pytest.approx(25 / 152)  # my bar checker is behind all
-    assert feat(make({6: 3}, {6: 3}), "me.break_contact") == 0  # no contact
+    assert feat(make_board({6: 3}, {6: 3}), "me.break_contact") == 0  # no contact
 
 
 # --- shots: hand counts and brute force --------------------------------------------------------
@@ -286,22 +278,22 @@ def shot_features(board):
 
 
 def test_direct_six_is_17_shots():
-    board = make({18: 1}, {13: 1})  # their checker on my 12, six pips behind my blot
+    board = make_board({18: 1}, {13: 1})  # their checker on my 12, six pips behind my blot
     assert shot_features(board) == pytest.approx((17, 17 * 7))
 
 
 def test_blocked_indirect_shots():
     # my points on 13, 15 and 17 (1, 3, 5 away) leave the 11 sixes, 42 and 22
-    board = make({18: 1, 13: 2, 15: 2, 17: 2}, {13: 1})
+    board = make_board({18: 1, 13: 2, 15: 2, 17: 2}, {13: 1})
     assert shot_features(board)[0] == pytest.approx(14)
 
 
 def test_shots_from_the_bar():
     # one on the bar: 11 threes, 21 either way, 11 (enter on 1, step to 3)
-    assert shot_features(make({3: 1}, {25: 1}))[0] == pytest.approx(14)
+    assert shot_features(make_board({3: 1}, {"bar": 1}))[0] == pytest.approx(14)
     # two on the bar and a checker on my 1: a non-double only enters (10 threes, and 33);
     # 11 and 22 enter twice and step from my 1 onto the 3 with what is left
-    assert shot_features(make({3: 1}, {25: 2, 24: 1}))[0] == pytest.approx(13)
+    assert shot_features(make_board({3: 1}, {"bar": 2, 24: 1}))[0] == pytest.approx(13)
 
 
 @settings(max_examples=60, deadline=None)
@@ -341,12 +333,12 @@ def brute_escapes(c, blocked):
 
 def test_escape_past_one_point():
     # my checker on 24, their only point on my 18: sums of 7+ not via the 6, plus 44 and 55
-    assert feat(make({24: 1}, {7: 2}), "me.escapes") == pytest.approx(20 / 36)
-    assert feat(make({12: 1}, {7: 2}), "me.escapes") == 1.0  # already on my side
+    assert feat(make_board({24: 1}, {7: 2}), "me.escapes") == pytest.approx(20 / 36)
+    assert feat(make_board({12: 1}, {7: 2}), "me.escapes") == 1.0  # already on my side
 
 
 def test_full_prime_contains():
-    assert feat(make({p: 2 for p in range(2, 8)}, {24: 1}), "me.contain") == 1.0
+    assert feat(make_board({p: 2 for p in range(2, 8)}, {24: 1}), "me.contain") == 1.0
 
 
 @settings(max_examples=60, deadline=None)
@@ -385,7 +377,7 @@ def test_race_matches_reference(seed):
 
 
 def test_race_hand_values():
-    board = make({1: 2, 8: 3, 20: 1}, {2: 4})
+    board = make_board({1: 2, 8: 3, 20: 1}, {2: 4})
     x = dict(zip(feature_names("race"), encode(board[None], "race")[0]))
     assert x["me.off.eq9"] == 1 and sum(x[f"me.off.eq{k}"] for k in range(1, 15)) == 1
     assert x["opp.off.eq11"] == 1

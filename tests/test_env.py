@@ -16,6 +16,7 @@ from bgzero.env import backgammon_v0  # noqa: E402
 from bgzero.env.checker import generated_results, reachable_results  # noqa: E402
 from bgzero.env.table import PLAY_ACTIONS, Table  # noqa: E402
 from bgzero.errors import ConfigError, IllegalMoveError  # noqa: E402
+from tests.boards import board as pos  # noqa: E402
 
 
 def test_pettingzoo_api_and_seed():
@@ -107,9 +108,7 @@ def test_checker_steps_reach_exactly_generates_plays():
 
 def test_checker_mask_keeps_the_higher_die_rule():
     """One checker on the 24-point, the 13-point blocked: 6-5 plays only one die, so the 6."""
-    board = np.zeros((2, 25), np.int8)
-    board[0, 23] = 1
-    board[1, 11], board[1, 0] = 2, 13
+    board = pos({24: 1}, {12: 2, 2: 13})  # their 12-point is my 13
     table = Table(action_encoding="checker")
     table.board, table.player = board, 0
     table._turn((5, 6))

@@ -21,6 +21,7 @@ from bgzero.engine.ids import (
     position_id,
 )
 from bgzero.errors import InvalidMatchIdError, InvalidPositionError, shown
+from tests.boards import board as make_board
 
 BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 START_ID = "4HPwATDgc/ABMA"
@@ -122,12 +123,8 @@ def test_start_position_id():
 
 def test_side_order_is_gnubgs():
     """gnubg writes the side not on roll first (both IDs below are gnubg's)."""
-    roller_on_bar = np.zeros((2, 25), dtype=np.int8)
-    roller_on_bar[0, 24] = 1
-    assert position_id(roller_on_bar) == "AAAAAAAAAgAAAA"
-    other_on_its_ace = np.zeros((2, 25), dtype=np.int8)
-    other_on_its_ace[1, 0] = 1
-    assert position_id(other_on_its_ace) == "AQAAAAAAAAAAAA"
+    assert position_id(make_board({"bar": 1})) == "AAAAAAAAAgAAAA"  # the roller on the bar
+    assert position_id(make_board({}, {1: 1})) == "AQAAAAAAAAAAAA"  # the other side on its ace
     assert board_from_position_id("AAAAAAAAAAAAAA").sum() == 0
 
 

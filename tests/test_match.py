@@ -16,6 +16,7 @@ from bgzero.match import runner as match_module
 from bgzero.match.mat import read_mat
 from bgzero.match.record import DOUBLE, MOVE, PASSED
 from bgzero.match.runner import play_matches, play_matches_from_specs, summarise_matches, wilson_interval
+from tests.boards import board as pos
 from tests.conftest import compose_config
 
 
@@ -170,10 +171,8 @@ def test_neural_agent_doubles_and_takes_by_gnubg_arithmetic(probs, double, take)
 
 
 def test_cube_life_by_position_class():
-    race = np.zeros((2, 25), np.int8)
-    race[0, 5], race[1, 10] = 15, 15  # no contact, the roller not yet home
-    bearoff = np.zeros((2, 25), np.int8)
-    bearoff[0, 2], bearoff[1, 4] = 15, 15
+    race = pos({6: 15}, {11: 15})  # no contact, the roller not yet home
+    bearoff = pos({3: 15}, {5: 15})
     lives = cube_lives(np.stack([START, race, bearoff]))
     assert lives.tolist() == pytest.approx([GNUBG_SHALLOW.contact, min(0.6 + 0.0025 * 90, 0.8), GNUBG_SHALLOW.bearoff])
 
@@ -189,8 +188,7 @@ def test_gnubg_agent_cube():
     pytest.importorskip("gnubg_nn")
     from bgzero.agents.gnubg import GnubgAgent
 
-    crushing = np.zeros((2, 25), np.int8)
-    crushing[0, 0], crushing[1, 5] = 3, 5  # bears off in two rolls, the opponent needs three: double, pass
+    crushing = pos({1: 3}, {6: 5})  # bears off in two rolls, the opponent needs three: double, pass
     boards, players = np.stack([START, crushing]), np.array([0, 1])
     states = [MatchState(), MatchState()]
     agent = GnubgAgent(0)

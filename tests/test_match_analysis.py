@@ -15,6 +15,7 @@ from bgzero.cli.analyze import run
 from bgzero.errors import ConfigError
 from bgzero.match.files import write_match_file
 from bgzero.match.runner import play_matches
+from tests.boards import board as pos
 from tests.conftest import compose_config
 from tests.test_match import RandomCube
 
@@ -167,9 +168,7 @@ def test_luck_in_emg_is_exact_on_a_last_roll_bear_off(tiny_checkpoint):
     from bgzero.cube import MatchState
     from bgzero.value.checkpoint import load_evaluator
 
-    board = np.zeros((2, 25), np.int8)
-    board[0, [5, 0]] = 1  # the side on roll: one checker on its 6 point, one on its 1 point
-    board[1, 0] = 1  # the other side bears off with any roll
+    board = pos({6: 1, 1: 1}, {1: 1})  # the other side bears off with any roll
     evaluator = load_evaluator(tiny_checkpoint)
     state = MatchState(5, (0, 0))
     for dice, expected in (((6, 1), 7 / 6), ((3, 3), 7 / 6), ((2, 1), -5 / 6), ((1, 1), -5 / 6), ((5, 4), -5 / 6)):

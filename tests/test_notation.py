@@ -14,20 +14,7 @@ from bgzero.engine.board import START, to_gnubg
 from bgzero.engine.movegen import generate, legal_results
 from bgzero.engine.notation import format_move, format_steps, parse_move, play_text
 from bgzero.errors import IllegalMoveError, InvalidDiceError
-
-
-def board_of(mine: dict[int, int], theirs: dict[int, int] | None = None, *, my_bar: int = 0, their_bar: int = 0):
-    """A board from point counts, both sides keyed by the side on roll's point numbers.
-
-    Checkers not placed are borne off.
-    """
-    board = np.zeros((2, 25), dtype=np.int8)
-    for point, count in mine.items():
-        board[0, point - 1] = count
-    for point, count in (theirs or {}).items():
-        board[1, 24 - point] = count
-    board[0, 24], board[1, 24] = my_bar, their_bar
-    return board
+from tests.boards import board as pos
 
 
 def plays(board, dice) -> set[str]:
@@ -79,14 +66,14 @@ def test_doctests():
 
 
 def test_rule7_both_landing_points_blocked_forbids_the_jump():
-    board = board_of({24: 1, 6: 14}, theirs={20: 2, 22: 2})
+    board = pos({24: 1, 6: 14}, {5: 2, 3: 2})  # they hold my 20 and 22
     with pytest.raises(IllegalMoveError, match="not a legal play for 4-2"):
         parse_move(board, (4, 2), "24/18")
     assert not any(p.startswith("24/") for p in plays(board, (4, 2)))
 
 
 def test_rule7_one_open_landing_point_allows_the_jump():
-    board = board_of({24: 1, 6: 14}, theirs={20: 2})
+    board = pos({24: 1, 6: 14}, {5: 2})  # they hold my 20
     assert "24/18" in plays(board, (4, 2))
     same = results_of(board, (4, 2), ["24/18", "24/22/18", "24/22 22/18"])
     assert len(same) == 1
@@ -95,7 +82,7 @@ def test_rule7_one_open_landing_point_allows_the_jump():
 
 
 def test_rule8_land_on_blot_hits_pass_over_blocks():
-    board = board_of({24: 2, 6: 13}, theirs={22: 2, 21: 2, 20: 2, 19: 2, 18: 1})
+    board = pos({24: 2, 6: 13}, {7: 1, 6: 2, 5: 2, 4: 2, 3: 2})  # my 19-22 blocked, a blot on my 18
     after = parse_move(board, (6, 5), "24/18* 6/1")
     assert after[0, 24] == 1  # the blot is on the bar; sides are swapped, so it is row 0
     assert (parse_move(board, (6, 5), "24/18 6/1") == after).all()  # '*' is optional
@@ -105,7 +92,7 @@ def test_rule8_land_on_blot_hits_pass_over_blocks():
 
 
 def test_rule9_one_checker_hits_two_blots():
-    board = board_of({24: 1, 6: 14}, theirs={23: 1, 19: 1})
+    board = pos({24: 1, 6: 14}, {6: 1, 2: 1})  # blots on my 19 and 23
     assert "24/23*/19*" in plays(board, (4, 1))
     after = parse_move(board, (4, 1), "24/23*/19*")
     assert after[0, 24] == 2
@@ -128,19 +115,19 @@ def test_rule11_both_dice_must_be_played():
 
 
 def test_rule11_larger_die_when_only_one_can_be_played():
-    board = board_of({13: 1}, theirs={2: 2})  # 13/7 or 13/8, but then 2 is blocked
+    board = pos({13: 1}, {23: 2})  # 13/7 or 13/8, but then my 2 (their 23) is blocked
     assert plays(board, (6, 5)) == {"13/7"}
     with pytest.raises(IllegalMoveError, match="legal plays: 13/7$"):
         parse_move(board, (6, 5), "13/8")
 
 
 def test_rule11_the_only_playable_die():
-    board = board_of({13: 1}, theirs={2: 2, 7: 2})
+    board = pos({13: 1}, {23: 2, 18: 2})  # they hold my 2 and 7
     assert plays(board, (6, 5)) == {"13/8"}
 
 
 def test_rule11_no_play_is_the_empty_move():
-    board = board_of({13: 1}, theirs={7: 2, 8: 2})  # 13/2 is open, but only through 7 or 8
+    board = pos({13: 1}, {18: 2, 17: 2})  # 13/2 is open, but only through my 7 or 8, which they hold
     assert plays(board, (6, 5)) == {""}
     after = parse_move(board, (6, 5), "  ")
     assert (after == board[::-1]).all()
@@ -149,7 +136,7 @@ def test_rule11_no_play_is_the_empty_move():
 
 
 def test_rule11_as_many_moves_of_a_double_as_possible():
-    board = board_of({13: 1}, theirs={1: 2})
+    board = pos({13: 1}, {24: 2})  # they hold my 1
     assert plays(board, (3, 3)) == {"13/4"}
 
 
@@ -162,11 +149,11 @@ def test_rule12_same_result_same_play():
 
 # --- section 4: the bar -------------------------------------------------------------------
 
-THEIRS_22_BLOCKED = {1: 2, 12: 5, 16: 3, 19: 3, 22: 2}  # 22 blocked, 20 and 17 open
+THEIRS_22_BLOCKED = {24: 2, 13: 5, 9: 3, 6: 3, 3: 2}  # the roller's 22 (their 3) blocked, 20 and 17 open
 
 
 def test_rule13_bar_checkers_first():
-    board = board_of({24: 1, 13: 5, 8: 3, 6: 5}, my_bar=1)
+    board = pos({"bar": 1, 24: 1, 13: 5, 8: 3, 6: 5})
     with pytest.raises(IllegalMoveError, match="not a legal play for 6-4"):
         parse_move(board, (6, 4), "13/7 13/9")
     assert {"bar/21 13/7", "bar/19 24/20", "bar/15"} <= plays(board, (6, 4))
@@ -174,16 +161,16 @@ def test_rule13_bar_checkers_first():
 
 
 def test_rule14_entering_points():
-    board = board_of({24: 1, 13: 5, 8: 3, 6: 5}, {22: 1}, my_bar=1)
+    board = pos({"bar": 1, 24: 1, 13: 5, 8: 3, 6: 5}, {3: 1})  # their blot on my 22
     assert {"bar/24 13/10", "bar/22* 13/12"} <= plays(board, (3, 1))  # a 1 enters on 24, a 3 on 22
     assert parse_move(board, (3, 1), "bar/22* 24/23")[0, 24] == 1  # hitting on entry
     assert {"bar/19 13/12", "bar/24 13/7"} <= plays(board, (6, 1))  # a 6 enters on 19
-    closed = board_of({13: 14}, {19: 2, 20: 2, 21: 2, 22: 2, 23: 2, 24: 2}, my_bar=1)
+    closed = pos({"bar": 1, 13: 14}, {6: 2, 5: 2, 4: 2, 3: 2, 2: 2, 1: 2})  # my 19-24 closed
     assert plays(closed, (6, 1)) == {""}
 
 
 def test_rule15_entered_checker_frees_the_other_die():
-    board = board_of({24: 1, 13: 5, 8: 3, 6: 5}, THEIRS_22_BLOCKED, my_bar=1)
+    board = pos({"bar": 1, 24: 1, 13: 5, 8: 3, 6: 5}, THEIRS_22_BLOCKED)
     legal = plays(board, (5, 3))
     assert {"bar/17", "bar/20 13/10", "bar/20 24/21"} <= legal  # bar/17 is bar/20 20/17
     assert all(p.startswith("bar/20") or p == "bar/17" for p in legal)
@@ -193,7 +180,7 @@ def test_rule15_entered_checker_frees_the_other_die():
 
 
 def test_rule15_two_on_the_bar_lose_the_blocked_die():
-    board = board_of({13: 5, 8: 3, 6: 5}, THEIRS_22_BLOCKED, my_bar=2)
+    board = pos({"bar": 2, 13: 5, 8: 3, 6: 5}, THEIRS_22_BLOCKED)
     assert plays(board, (5, 3)) == {"bar/20"}
     with pytest.raises(IllegalMoveError, match="not a legal play for 5-3; legal plays: bar/20$"):
         parse_move(board, (5, 3), "bar/20 20/17")
@@ -203,7 +190,7 @@ def test_rule15_two_on_the_bar_lose_the_blocked_die():
 
 
 def test_rule16_bear_off_only_when_all_home():
-    board = board_of({8: 1, 6: 14})
+    board = pos({8: 1, 6: 14})
     with pytest.raises(IllegalMoveError, match="not a legal play for 6-5"):
         parse_move(board, (6, 5), "6/off 6/1")
     assert {"8/3 6/off", "8/2 6/1"} <= plays(board, (6, 5))
@@ -211,7 +198,7 @@ def test_rule16_bear_off_only_when_all_home():
 
 
 def test_rule16_hit_checker_must_come_home_first():
-    board = board_of({6: 14}, {19: 1}, my_bar=1)
+    board = pos({"bar": 1, 6: 14}, {6: 1})  # their blot on my 19
     legal = plays(board, (6, 5))
     assert legal and not any("off" in p for p in legal)
     assert "bar/19*/14" in legal
@@ -219,11 +206,11 @@ def test_rule16_hit_checker_must_come_home_first():
 
 def test_rule17_exact_die_bears_off_its_point():
     # 6/off and 4/off by the exact dice; or the 4 moves 6/2 and the 6 then takes the highest.
-    assert_legal_plays_are(board_of({6: 1, 4: 1}), (6, 4), ["6/off 4/off", "6/2 4/off"])
+    assert_legal_plays_are(pos({6: 1, 4: 1}), (6, 4), ["6/off 4/off", "6/2 4/off"])
 
 
 def test_rule18_higher_checker_forces_a_move_inside():
-    board = board_of({6: 1, 3: 1})
+    board = pos({6: 1, 3: 1})
     # 5-2: the 5 may not bear off the 3-point checker while the 6 (or, after 6/4, the 4) is occupied.
     assert_legal_plays_are(board, (5, 2), ["6/1 3/1", "6/4 4/off"])
     assert plays(board, (5, 2)) == {"6/1 3/1", "6/off"}
@@ -233,35 +220,35 @@ def test_rule18_higher_checker_forces_a_move_inside():
 
 
 def test_rule19_larger_die_bears_off_the_highest():
-    assert_legal_plays_are(board_of({3: 1, 2: 1}), (6, 5), ["3/off 2/off"])
+    assert_legal_plays_are(pos({3: 1, 2: 1}), (6, 5), ["3/off 2/off"])
 
 
 def test_rule20_example_4_3():
-    board = board_of({6: 1, 5: 1, 2: 1, 1: 1})
+    board = pos({6: 1, 5: 1, 2: 1, 1: 1})
     assert_legal_plays_are(board, (4, 3), ["6/2 5/2", "6/3 5/1"])
     assert plays(board, (4, 3)) == {"6/2 5/2", "6/3 5/1"}
 
 
 def test_rule20_example_6_1():
-    board = board_of({6: 1, 5: 1, 2: 1, 1: 1})
+    board = pos({6: 1, 5: 1, 2: 1, 1: 1})
     assert_legal_plays_are(board, (6, 1), ["6/off 1/off", "6/off 2/1", "6/off 5/4", "6/5 5/off"])
     # gnubg writes the last one as a single checker's move: 6/5 then 5/off is 6/off.
     assert plays(board, (6, 1)) == {"6/off 1/off", "6/off 2/1", "6/off 5/4", "6/off"}
 
 
 def test_rule20_example_5_3_roll_6_3():
-    assert_legal_plays_are(board_of({5: 1, 3: 1}), (6, 3), ["5/off 3/off", "5/2 3/off"])
+    assert_legal_plays_are(pos({5: 1, 3: 1}), (6, 3), ["5/off 3/off", "5/2 3/off"])
 
 
 def test_rule20_example_4_1_roll_6_3():
-    board = board_of({4: 1, 1: 1})
+    board = pos({4: 1, 1: 1})
     assert_legal_plays_are(board, (6, 3), ["4/off 1/off", "4/1 1/off"])
     assert plays(board, (6, 3)) == {"4/off 1/off", "4/off"}
 
 
 # --- formatting -----------------------------------------------------------------------------
 
-BLOTS_20_21_17 = board_of({24: 2, 13: 5, 8: 3, 6: 5}, {20: 1, 21: 1, 17: 1})
+BLOTS_20_21_17 = pos({24: 2, 13: 5, 8: 3, 6: 5}, {8: 1, 5: 1, 4: 1})  # their blots on my 17, 20 and 21
 
 
 @pytest.mark.parametrize(
@@ -324,14 +311,14 @@ def test_parse_spellings(dice, spellings):
 
 @pytest.mark.parametrize("entry", ["bar/22*", "BAR/22", "b/22", "B/22*", "25/22", "Bar/22"])
 def test_parse_bar_spellings(entry):
-    board = board_of({24: 1, 13: 5, 8: 3, 6: 5}, {22: 1}, my_bar=1)
+    board = pos({"bar": 1, 24: 1, 13: 5, 8: 3, 6: 5}, {3: 1})  # their blot on my 22
     after = parse_move(board, (3, 1), f"{entry} 24/23")
     assert after[1, 21] == 1 and after[1, 24] == 0 and after[0, 24] == 1
 
 
 @pytest.mark.parametrize("text", ["6/off 5/off", "6/0 5/0", "6/OFF 5/o", "6/o 5/Off"])
 def test_parse_off_spellings(text):
-    after = parse_move(board_of({6: 2, 5: 2}), (6, 5), text)
+    after = parse_move(pos({6: 2, 5: 2}), (6, 5), text)
     assert after[1, 5] == 1 and after[1, 4] == 1
 
 
@@ -491,9 +478,9 @@ def test_parse_agrees_with_gnubg_parsemove(gnubg):
 
 FUZZ_BOARDS = [
     START,
-    board_of({24: 1, 13: 5, 8: 3, 6: 5}, THEIRS_22_BLOCKED, my_bar=1),
-    board_of({6: 1, 5: 1, 2: 1, 1: 1}, {24: 3}),
-    board_of({13: 1}, {7: 2, 8: 2}),
+    pos({"bar": 1, 24: 1, 13: 5, 8: 3, 6: 5}, THEIRS_22_BLOCKED),
+    pos({6: 1, 5: 1, 2: 1, 1: 1}, {1: 3}),
+    pos({13: 1}, {18: 2, 17: 2}),
 ]
 NOTATION_ALPHABET = "0123456789/bBaArRoOfF*() ,-\t"
 

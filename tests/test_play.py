@@ -22,6 +22,7 @@ from bgzero.match.record import DOUBLE, PASSED
 from bgzero.ui.play import Hints, PlaySession
 from bgzero.ui.render import ASCII, render_board
 from bgzero.ui.replay import replay_mat, show_match
+from tests.boards import board as pos
 from tests.gnubg_program import run_gnubg
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -211,9 +212,7 @@ def test_passing_a_double_scores_the_cube_before_it():
 
 
 def test_render_board_shows_stacks_bar_trays_cube_and_score():
-    board = np.zeros((2, 25), np.int8)
-    board[0, [5, 7, 24]] = [7, 2, 1]  # player 0: 7 on its 6 point, 2 on the 8, 1 on the bar; 5 off
-    board[1, [0, 5, 23]] = [2, 4, 3]  # player 1: 6 off
+    board = pos({6: 7, 8: 2, "bar": 1}, {1: 2, 6: 4, 24: 3})  # player 0 has 5 off, player 1 has 6
     state = MatchState(7, (2, 4), cube=CubeState(2, 1))
     text = render_board(board, ("alice", "bob"), state=state, on_roll=0, dice=(6, 4), style=ASCII)
     lines = text.splitlines()

@@ -12,6 +12,7 @@ from bgzero.engine.board import START, render_ascii, to_gnubg
 from bgzero.engine.movegen import legal_results
 from bgzero.engine.position import LegalMoves, Move, Position
 from bgzero.errors import IllegalMoveError, InvalidDiceError, InvalidPositionError
+from tests.boards import board as make_board
 
 START_ID = "4HPwATDgc/ABMA"
 # Distinct plays of each opening roll (checked against gnubg_nn.moves below).
@@ -69,10 +70,7 @@ def test_swapped():
 
 
 def test_borne_off_and_pips():
-    board = np.zeros((2, 25), dtype=np.int8)
-    board[0, [5, 0]] = [2, 1]
-    board[1, 24] = 1
-    pos = Position(board)
+    pos = Position(make_board({6: 2, 1: 1}, {"bar": 1}))
     assert pos.borne_off() == (12, 14)
     assert pos.pip_counts() == (13, 25)
 
@@ -152,10 +150,7 @@ def test_bad_dice(dice):
 
 
 def test_no_play_is_one_empty_move():
-    board = np.zeros((2, 25), dtype=np.int8)
-    board[0, 12] = 1
-    board[1, [23 - 6, 23 - 7]] = 2  # the side on roll's 7 and 8 are blocked
-    pos = Position(board)
+    pos = Position(make_board({13: 1}, {18: 2, 17: 2}))  # the side on roll's 7 and 8 are blocked
     moves = pos.legal_moves((6, 5))
     assert len(moves) == 1
     (move,) = moves

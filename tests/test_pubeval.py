@@ -13,6 +13,7 @@ import pytest
 from bgzero.agents.pubeval import pubeval_choose, pubeval_scores
 from bgzero.engine.board import START_ROW, from_gnubg, start_board, swap_sides
 from bgzero.engine.classify import is_race
+from tests.boards import board as make_board
 
 _DATA = json.loads((Path(__file__).parents[1] / "bgzero/data/pubeval_weights.json").read_text())
 WR = _DATA["race_weights_wr"]
@@ -141,28 +142,20 @@ def test_choose_matches_reference(random_boards):
 
 def test_is_race_hand_made():
     start = start_board()
-    race = np.zeros((2, 25), np.int8)
-    race[0, [0, 5]] = [10, 5]  # me on my 1 and 6 points
-    race[1, [2, 17]] = [14, 1]  # opp's rearmost on its 18 = my 7: already passed me
-    touching = race.copy()
-    touching[1, 17], touching[1, 19] = 0, 1  # opp's 20 = my 5: it must still pass my 6 point
-    on_bar = race.copy()
-    on_bar[0, 0], on_bar[0, 24] = 9, 1  # my checker on the bar is behind everything
-    opp_bar = race.copy()
-    opp_bar[1, 2], opp_bar[1, 24] = 13, 1
-    finished = race.copy()
-    finished[0] = 0  # all my checkers off
+    mine, theirs = {1: 10, 6: 5}, {3: 14, 18: 1}  # opp's rearmost on its 18 = my 7: already passed me
+    race = make_board(mine, theirs)
+    touching = make_board(mine, {3: 14, 20: 1})  # opp's 20 = my 5: it must still pass my 6 point
+    on_bar = make_board({1: 9, 6: 5, "bar": 1}, theirs)  # my checker on the bar is behind everything
+    opp_bar = make_board(mine, {3: 13, 18: 1, "bar": 1})
+    finished = make_board({}, theirs)  # all my checkers off
     boards = np.array([start, race, touching, on_bar, opp_bar, finished, swap_sides(race)])
     assert is_race(boards).tolist() == [False, True, False, False, False, True, True]
 
 
 def test_all_off_scores_top_and_bar_men_are_not_inputs():
-    board = np.zeros((2, 25), np.int8)
-    board[1, 10] = 15
-    home_one = board.copy()
-    home_one[0, 0] = 1
-    on_bar = board.copy()
-    on_bar[0, 24] = 1
+    board = make_board({}, {11: 15})
+    home_one = make_board({1: 1}, {11: 15})
+    on_bar = make_board({"bar": 1}, {11: 15})
     scores = pubeval_scores(np.array([board, home_one, on_bar]), np.array([True, True, True]))
     assert scores[0] == 99999999.0
     assert scores[2] == pytest.approx(WR[121] * 14 / 15)  # only 'men off' is seen

@@ -7,6 +7,7 @@ from bgzero.agents.specs import make_agent
 from bgzero.errors import ConfigError
 from bgzero.judge import move_errors, rollout_judge
 from bgzero.judge.rollout_judge import CHUNK, JudgeSettings, assemble, build, candidates
+from tests.boards import board as pos
 
 pytest.importorskip("gnubg_nn")
 SMALL = JudgeSettings(decisions=CHUNK + 5, seed=3, trials=36)
@@ -63,9 +64,8 @@ def test_build_resumes_and_the_judge_scores_agents(tmp_path):
 def test_a_play_that_wins_is_valued_exactly(tmp_path, monkeypatch):
     """Bearing off the last checker ends the game: its value is the points won, not a rollout
     (which failed on the finished board before)."""
-    board = np.zeros((2, 25), np.int8)
-    board[0, 0] = 1  # the mover's last checker, on its ace point
-    board[1, 5], board[1, 20] = 14, 1  # the opponent has borne off none, one checker in the mover's home
+    # the mover's last checker on its ace point; the opponent has borne off none, one checker in the mover's home
+    board = pos({1: 1}, {6: 14, 21: 1})
     monkeypatch.setattr(rollout_judge, "sample_decisions", lambda n, seed: (
         board[None], np.array([[2, 1]], np.int8), np.array([2], np.int8), {"contact": 0, "crashed": 0, "race": 0,
                                                                              "bearoff": 1, "games": 0}))
