@@ -7,6 +7,7 @@ before any work; Hydra's own ``main`` runs only for its flags (``-m``, ``--cfg``
 import functools
 import re
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 from bgzero import paths
@@ -24,11 +25,15 @@ OPTIONS = {"train": Train, "iterate": Iterate}
 
 
 def config_groups(config_name: str) -> dict[str, list[str]]:
-    """The config groups ``configs/CONFIG_NAME.yaml`` offers (``experiment``), each with its choices."""
+    """The config groups ``configs/CONFIG_NAME.yaml`` offers (``experiment``), each with its choices:
+    its defaults list's groups chosen by none until a user picks one."""
+    from omegaconf import OmegaConf
+
     groups = {}
-    for line in (Path(CONFIGS) / f"{config_name}.yaml").read_text().splitlines():
-        if (match := re.fullmatch(r"\s*- (\w+): null\b.*", line)) and (Path(CONFIGS) / match[1]).is_dir():
-            groups[match[1]] = sorted(p.stem for p in (Path(CONFIGS) / match[1]).glob("*.yaml"))
+    for entry in OmegaConf.load(Path(CONFIGS) / f"{config_name}.yaml").defaults:
+        for group, choice in (entry.items() if isinstance(entry, Mapping) else ()):
+            if choice is None and (Path(CONFIGS) / group).is_dir():
+                groups[group] = sorted(p.stem for p in (Path(CONFIGS) / group).glob("*.yaml"))
     return groups
 
 

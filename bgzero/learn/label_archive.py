@@ -17,9 +17,11 @@ from pathlib import Path
 
 from bgzero.atomic import atomic_write
 from bgzero.errors import BgzeroError
+from bgzero.learn import labelling, rollout_labels
 
 MEMBER = re.compile(r"(labels/labels|rollouts/rollouts)-\d{5}\.npz", re.ASCII)
-"""The chunk files an archive holds, relative to the generation's folder: nothing else is unpacked."""
+"""The chunk files an archive may hold (:func:`chunk_files`' names), relative to the generation's
+folder: nothing else is unpacked."""
 
 
 def archive_path(folder: str | Path, number: int) -> Path:
@@ -27,9 +29,15 @@ def archive_path(folder: str | Path, number: int) -> Path:
 
 
 def chunk_files(generation: Path) -> dict[str, bytes]:
-    """The generation folder's finished label and rollout chunks, by their names inside it."""
-    files = sorted(list(generation.glob("labels/labels-*.npz")) + list(generation.glob("rollouts/rollouts-*.npz")))
-    return {name: p.read_bytes() for p in files if MEMBER.fullmatch(name := p.relative_to(generation).as_posix())}
+    """The generation folder's finished label and rollout chunks (each run of chunks from the first,
+    named as labelling and the rollouts name them), by their names inside it."""
+    files = {}
+    for folder, chunk_path in (("labels", labelling.chunk_path), ("rollouts", rollout_labels.chunk_path)):
+        index = 0
+        while (path := chunk_path(generation / folder, index)).exists():
+            files[path.relative_to(generation).as_posix()] = path.read_bytes()
+            index += 1
+    return files
 
 
 def read(archive: Path) -> dict[str, bytes]:
