@@ -52,6 +52,7 @@ from bgzero.engine.distinct import distinct_rows
 from bgzero.engine.game import game_results
 from bgzero.engine.movegen import generate
 from bgzero.engine.segments import segment_argmax
+from bgzero.value.evaluator import checker_play
 from bgzero.value.probs import equity, flip
 
 
@@ -286,10 +287,12 @@ def score_moves(evaluator, moves, states: Sequence[MatchState] | None, players, 
 
     ``states[b]`` and ``players[b]`` are board ``b``'s match state and mover; with ``states``
     ``None`` the scores are cubeless equities (and ``players`` only need the right length). Each level keeps the best candidates by the
-    previous level's normalised score and re-scores them one ply deeper. ``keep`` (global
+    previous level's normalised score and re-scores them one ply deeper; at 0 ply the evaluator's
+    mover scores them (:func:`~bgzero.value.evaluator.checker_play`). ``keep`` (global
     candidate indices) pass every filter: an analysis scores the played move at the full
     ply, as gnubg adds it to its move list, so its loss compares like with like.
     """
+    evaluator = checker_play(evaluator, ply)
     m = len(moves.results)
     boards = len(moves.offsets) - 1
     owner = np.repeat(np.arange(boards), np.diff(moves.offsets))

@@ -10,7 +10,7 @@ from bgzero.agents.search import DEFAULT_FILTERS, choose_moves
 from bgzero.cube import DOUBLE_PASS, DOUBLE_TAKE, PASS
 from bgzero.engine.movegen import MoveBatch
 from bgzero.engine.segments import segment_argmax, segment_random, segment_runner_up
-from bgzero.value.evaluator import Evaluator
+from bgzero.value.evaluator import Evaluator, checker_play
 from bgzero.value.probs import equity
 
 
@@ -52,7 +52,7 @@ class NeuralAgent(Agent):
         """
         score = None
         if self.ply == 0:
-            score = -equity(self.evaluator.probs(moves.results))
+            score = -equity(checker_play(self.evaluator, 0).probs(moves.results))
             greedy = segment_argmax(score, moves.offsets)
         else:
             greedy = choose_moves(self.evaluator, moves, self.ply, self.filters)

@@ -21,6 +21,7 @@ from bgzero.engine.distinct import distinct_rows
 from bgzero.engine.game import ROLL_WEIGHTS, ROLLS, game_results
 from bgzero.engine.movegen import generate
 from bgzero.engine.segments import segment_argmax, segment_top_k
+from bgzero.value.evaluator import checker_play
 from bgzero.value.probs import equity, flip
 
 
@@ -134,8 +135,9 @@ def _choose(evaluator, moves, keep: int, prune: bool, want_probs: bool,
 
 
 def analyse_moves(evaluator, moves, ply: int, filters=DEFAULT_FILTERS) -> tuple[np.ndarray, np.ndarray]:
-    """Probabilities of every candidate (opponent on roll) and the ply each was scored at."""
-    probs = evaluator.probs(moves.results)
+    """Probabilities of every candidate (opponent on roll) and the ply each was scored at; at 0 ply
+    by the evaluator's mover (:func:`~bgzero.value.evaluator.checker_play`)."""
+    probs = checker_play(evaluator, ply).probs(moves.results)
     depth = np.zeros(len(moves.results), np.int64)
     alive = np.arange(len(moves.results))
     owner = np.repeat(np.arange(len(moves.offsets) - 1), np.diff(moves.offsets))

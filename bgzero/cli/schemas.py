@@ -322,14 +322,19 @@ class Prune:
 @dataclass
 class Export:
     """write a training checkpoint's play file (.safetensors), which plays without torch: its nets
-    and plain fields, without the optimizer (bgzero/value/playfile.py).
+    and plain fields, without the optimizer (bgzero/value/playfile.py). With mover=, another
+    checkpoint's nets choose the checker plays at 0 ply (the role split, checkpoints/strong.md).
       bgzero-export checkpoint=runs/default/last.pt
       bgzero-export checkpoint=runs/default/last.pt out=agents/mine.safetensors
+      bgzero-export checkpoint=checkpoints/strong.pt mover=checkpoints/iterate/gen-010.pt out=agents/pair.safetensors
     """
 
     checkpoint: str | None = option(None, "the training checkpoint (.pt) to export")
-    out: str | None = option(None, "the play file to write (.safetensors); none = beside `checkpoint`, same name",
+    out: str | None = option(None, "the file to write: a play file (.safetensors), or with mover= also a training "
+                             "checkpoint (.pt); none = beside `checkpoint`, same name, .safetensors",
                              output_file(null=True))
+    mover: str | None = option(None, "a checkpoint whose contact and race nets choose checker plays at 0 ply; "
+                               "`checkpoint`'s keep the cube, position values and 1-2 ply searches")
 
 
 @dataclass

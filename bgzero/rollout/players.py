@@ -29,16 +29,18 @@ from bgzero.agents.specs import make_agent, parse_spec
 from bgzero.engine.movegen import MoveBatch
 from bgzero.engine.segments import segment_argmax
 from bgzero.errors import ConfigError
-from bgzero.value.evaluator import Evaluator
+from bgzero.value.evaluator import Evaluator, checker_play
 from bgzero.value.probs import equity
 
 
 class NetJudge:
-    """A checkpoint's 0-ply evaluator, its pruning net used to rank moves where it has one."""
+    """A checkpoint's 0-ply evaluator: its mover (the role split) chooses the plays where it has
+    one, as the checkpoint at 0 ply does in games, and its pruning net ranks them first where it has one."""
 
     def __init__(self, evaluator: Evaluator, prune: bool = True):
         self.evaluator = evaluator
-        self.prune = prune and evaluator.pruner is not None
+        self.chooser = checker_play(evaluator, 0)
+        self.prune = prune and self.chooser.pruner is not None
 
     def probs(self, boards: np.ndarray) -> np.ndarray:
         """(N, 5) probabilities for the side on roll of each board, before it rolls."""
@@ -46,13 +48,13 @@ class NetJudge:
 
     def best(self, moves: MoveBatch) -> tuple[np.ndarray, np.ndarray]:
         """Each segment's 0-ply choice (global index) and its probabilities (opponent on roll)."""
-        return choose_replies(self.evaluator, moves, PRUNE_KEEP, self.prune)
+        return choose_replies(self.chooser, moves, PRUNE_KEEP, self.prune)
 
     def choose(self, moves: MoveBatch) -> np.ndarray:
         """Each segment's 0-ply choice alone (forced moves are not scored), for distinct
         positions and rolls: past a rollout's first plies their candidates rarely repeat one
         another (in the first two, the 21 rolls of a root do, and a few evaluations repeat)."""
-        return best_replies(self.evaluator, moves, PRUNE_KEEP, self.prune, repeats=False)
+        return best_replies(self.chooser, moves, PRUNE_KEEP, self.prune, repeats=False)
 
 
 class GnubgJudge(GnubgNet):
@@ -96,10 +98,17 @@ def make_judge(spec: str, prune: bool = True, database: bool = True) -> NetJudge
         return GnubgJudge()
     if name != "checkpoint" or not path:
         raise ConfigError(f"judge {spec!r}: use checkpoint:PATH or gnubg")
+    return NetJudge(_loaded(path, database), prune)
+
+
+def _loaded(path: str, database: bool) -> Evaluator:
+    """A checkpoint's evaluator, reading the bear-off databases or not (``database``), its mover too."""
     from bgzero.value.checkpoint import load_evaluator
     evaluator = load_evaluator(path)
-    evaluator.exact_bearoff = database
-    return NetJudge(evaluator, prune)
+    for nets in (evaluator, evaluator.mover):
+        if nets is not None:
+            nets.exact_bearoff = database
+    return evaluator
 
 
 def make_player(spec: str, judge: str | None = None, prune: bool = True, database: bool = True) -> RolloutPlayer:
@@ -114,9 +123,7 @@ def make_player(spec: str, judge: str | None = None, prune: bool = True, databas
     own: NetJudge | GnubgJudge | None = None
     if name == "checkpoint" and path:
         from bgzero.agents.neural import NeuralAgent
-        from bgzero.value.checkpoint import load_evaluator
-        evaluator = load_evaluator(path)
-        evaluator.exact_bearoff = database
+        evaluator = _loaded(path, database)
         agent = NeuralAgent(evaluator, ply=ply, name=f"{path}@{ply}")
         own = NetJudge(evaluator, prune)
     else:

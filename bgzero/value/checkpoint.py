@@ -157,20 +157,42 @@ def load_evaluator(path: str | Path, frozen: bool = True) -> Evaluator:
     torch); ``False`` gives torch nets, for a caller that trains ``evaluator.net`` further.
     """
     state = read_checkpoint(path)
-    encoders = {"": state["encoder"], "race_": state.get("race_encoder", "race")}
+    encoders = {"": state["encoder"], "race_": state.get("race_encoder", "race"),
+                "mover_": state.get("mover_encoder"), "mover_race_": state.get("mover_race_encoder", "race")}
 
     def build(prefix):
         if not frozen:
             return _build_net(state, prefix)
         return FrozenNet(NetConfig(**state[f"{prefix}net_config"]), state[f"{prefix}model"], encoders[prefix])
 
-    race = build("race_") if "race_model" in state else None
+    def evaluator_of(prefix, pruner=None, mover=None):
+        """The nets under ``prefix`` ("" or "mover_"); a mover without its own race net uses the main one."""
+        race_prefix = f"{prefix}race_" if f"{prefix}race_model" in state else "race_"
+        race = build(race_prefix) if f"{race_prefix}model" in state else None
+        return Evaluator(build(prefix), encoders[prefix], race_net=race, race_encoder=encoders[race_prefix],
+                         exact_bearoff=state.get("exact_bearoff", True), pruner=pruner, mover=mover)
+
     pruner = (PruningNet(NetConfig(**state["prune_net_config"]), state["prune_model"]) if "prune_model" in state
               else None)
-    evaluator = Evaluator(build(""), encoders[""], race_net=race, race_encoder=encoders["race_"],
-                          exact_bearoff=state.get("exact_bearoff", True), pruner=pruner)
+    mover = evaluator_of("mover_") if "mover_model" in state else None
+    evaluator = evaluator_of("", pruner, mover)
     _probe(path, evaluator)
+    if mover is not None:
+        _probe(path, mover)
     return evaluator
+
+
+def with_mover(state: dict, mover: dict) -> dict:
+    """``state`` whose checker plays at 0 ply are chosen by ``mover``'s contact and race nets (the role split).
+
+    Both are read checkpoints; ``mover``'s own mover, optimizer and counters are not taken."""
+    combined = {key: value for key, value in state.items() if key not in MOVER_FIELDS}
+    for source, target in (("", "mover_"), ("race_", "mover_race_")):
+        if f"{source}model" in mover:
+            combined[f"{target}model"] = mover[f"{source}model"]
+            combined[f"{target}net_config"] = mover[f"{source}net_config"]
+            combined[f"{target}encoder"] = mover.get(f"{source}encoder", "race" if source else None)
+    return combined
 
 
 def _probe_boards() -> np.ndarray:
@@ -199,7 +221,11 @@ def _probe(path, evaluator: Evaluator) -> None:
 
 _NET_KEYS = {f.name for f in dataclasses.fields(NetConfig)}
 _NETS = (("", "model", "net_config", "encoder"), ("race_", "race_model", "race_net_config", "race_encoder"),
-         ("prune_", "prune_model", "prune_net_config", None))
+         ("prune_", "prune_model", "prune_net_config", None),
+         ("mover_", "mover_model", "mover_net_config", "mover_encoder"),
+         ("mover_race_", "mover_race_model", "mover_race_net_config", "mover_race_encoder"))
+MOVER_FIELDS = tuple(key for prefix, *keys in _NETS if prefix.startswith("mover_") for key in keys)
+"""The role split's fields: the nets that choose checker plays at 0 ply (:func:`with_mover`)."""
 
 
 def check_fields(path, state: dict) -> None:
@@ -211,8 +237,10 @@ def check_fields(path, state: dict) -> None:
             continue
         if config not in state:
             raise CheckpointError(f"checkpoint {path} has {model} but no {config}")
-        shape = net_config(path, state, config, state.get(encoder, "race" if prefix == "race_" else None) if encoder
-                           else None)
+        if prefix == "mover_" and encoder not in state:
+            raise CheckpointError(f"checkpoint {path} has {model} but no {encoder}")
+        shape = net_config(path, state, config, state.get(encoder, "race" if prefix.endswith("race_") else None)
+                           if encoder else None)
         _weights(path, model, state[model], shape)
     for key in ("games", "positions"):
         if key in state and not (type(state[key]) is int and state[key] >= 0):
@@ -233,6 +261,8 @@ def check_fields(path, state: dict) -> None:
             raise CheckpointError(f"checkpoint {path}: its torch_rng field is not a saved torch generator state")
     if "optimizer" in state and not (isinstance(state["optimizer"], dict) and {"state", "param_groups"} <= set(state["optimizer"])):
         raise CheckpointError(f"checkpoint {path}: its optimizer field is not an optimizer's state")
+    if "mover_race_model" in state and "mover_model" not in state:
+        raise CheckpointError(f"checkpoint {path} has mover_race_model but no mover_model")
 
 
 def net_config(path, state: dict, key: str, encoder: str | None) -> NetConfig:

@@ -8,7 +8,11 @@
 
 An evaluator may also carry a pruning net (``pruner``, :mod:`bgzero.value.pruning`): a small net
 distilled from the contact net that search uses to rank replies cheaply before it
-evaluates the best few with the contact net.
+evaluates the best few with the contact net; and a *mover*, another evaluator whose nets
+choose checker plays at 0 ply (:func:`checker_play`). A student distilled from search
+chooses plays better than the nets it started from, while its values drift in absolute
+level, which the cube and the searches compare across positions: the role split keeps
+each net where it is best (checkpoints/strong.md).
 
 The nets are torch :class:`~bgzero.value.net.ValueNet` s, which training updates in place, or
 :class:`~bgzero.value.frozen.FrozenNet` s, a loaded checkpoint's fixed weights evaluated
@@ -37,13 +41,15 @@ class Evaluator:
     """Five probabilities for the side on roll of each board, before it rolls."""
 
     def __init__(self, net: nn.Module | FrozenNet, encoder: str, race_net: nn.Module | FrozenNet | None = None,
-                 race_encoder: str = "race", exact_bearoff: bool = True, pruner: PruningNet | None = None):
+                 race_encoder: str = "race", exact_bearoff: bool = True, pruner: PruningNet | None = None,
+                 mover: Evaluator | None = None):
         self.net = _inference(net)
         self.encoder = _checked_encoder(net, encoder)
         self.race_net = _inference(race_net) if race_net is not None else None
         self.race_encoder = _checked_encoder(race_net, race_encoder) if race_net is not None else None
         self.exact_bearoff = exact_bearoff
         self.pruner = pruner
+        self.mover = mover
 
     def route(self, boards: np.ndarray) -> np.ndarray:
         """Which evaluator answers for each board (a class from :func:`classify`)."""
@@ -69,6 +75,15 @@ class Evaluator:
 
     def _race(self, boards: np.ndarray) -> np.ndarray:
         return _answer(self.race_net, self.race_encoder, boards)
+
+
+def checker_play(evaluator, ply: int):
+    """The evaluator that scores checker plays at ``ply``: its mover at 0 ply where it has one, else itself.
+
+    Deeper searches, position values and cube decisions keep ``evaluator``'s own nets, whose
+    absolute level they compare across positions."""
+    mover = getattr(evaluator, "mover", None)  # gnubg's net and test doubles have none
+    return mover if ply == 0 and mover is not None else evaluator
 
 
 def _inference(net):

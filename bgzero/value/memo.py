@@ -43,6 +43,8 @@ class MemoEvaluator:
         self.asked = 0  # boards asked for
         self.computed = 0  # boards sent to the networks
         self.nodes: dict = {}  # a cubeful search's top nodes by (board, cube states and side on roll, ply): its values
+        mover = getattr(inner, "mover", None)  # the role split's nets for 0-ply checker play remember their own
+        self.mover = MemoEvaluator(mover, limit, expected) if mover is not None else None
         self._probs = np.empty((limit, 5), np.float32)  # pages are only taken as entries are written
         self._clear(1 << (max(1 << 16, min(int(expected), limit)) - 1).bit_length())
 

@@ -20,7 +20,7 @@ from bgzero.atomic import atomic_write
 from bgzero.errors import CheckpointError
 
 SUFFIX = ".safetensors"
-NETS = ("model", "race_model", "prune_model")
+NETS = ("model", "race_model", "prune_model", "mover_model", "mover_race_model")
 TRAINING_ONLY = ("optimizer", "rng", "torch_rng")
 """Fields a play file leaves out: they resume a run, and play reads none of them."""
 
