@@ -130,11 +130,16 @@ def test_the_issue_example_ranks_as_gnubg_0ply_does():
     """gnubg 0-ply (Debian 1.07) puts 24/23 7/5 7/6 first at DMP; cubeless money equity put 24/23(2) 7/6(2) first.
 
     gnubg 2-ply prefers 24/23 6/4* 5/4, which the shipped network rates lower at every depth.
+    The issue measured stage 2's nets; the shipped file's mover (the role split) chooses
+    24/23(2) 7/5 at 0 ply, by the same rule: the most winning chances.
     """
     from bgzero.value.checkpoint import load_evaluator
 
     evaluator = load_evaluator(paths.CHECKPOINTS / "strong.pt")
     board, state = read_position("vNsGAApwGwDgPQ"), from_match_info(read_match_id("MIEkAAAAAAAE"))
+    by_mover = rank_moves(evaluator, board, (1, 1), state=state, player=0)
+    assert by_mover[0].probs[0] == max(m.probs[0] for m in by_mover)
+    evaluator.mover = None  # stage 2's nets alone
     ranked = rank_moves(evaluator, board, (1, 1), state=state, player=0)
     assert ranked[0].move == "24/23 7/5 7/6"
     assert all(m.mwc == pytest.approx(m.probs[0], abs=1e-6) for m in ranked)  # at DMP only winning counts
