@@ -7,16 +7,21 @@ import torch
 
 from bgzero.agents.cubeful import cube_decisions
 from bgzero.agents.neural import NeuralAgent
+from bgzero.agents.specs import make_agent
+from bgzero.analysis.match import analyse_match
 from bgzero.analysis.position import rank_moves
 from bgzero.cli.export import run as export
 from bgzero.cube import MatchState
 from bgzero.engine.board import START
 from bgzero.engine.movegen import generate
 from bgzero.errors import CheckpointError, ConfigError
+from bgzero.match.runner import play_matches
+from bgzero.rollout.players import make_player
 from bgzero.value.checkpoint import FORMAT, load_evaluator, read_checkpoint, save_checkpoint, with_mover
 from bgzero.value.memo import MemoEvaluator
 from bgzero.value.net import NetConfig, ValueNet
 from tests.conftest import compose_config
+from tests.test_match import RandomCube
 
 START_31 = (START, (3, 1))
 
@@ -115,10 +120,21 @@ def test_a_mover_missing_a_field_is_a_one_line_error(files, tmp_path, drop, mess
 
 
 def test_a_rollout_of_the_pair_plays_the_movers_checker_plays(files):
-    from bgzero.rollout.players import make_player
-
     boards, dice = _positions()
     moves = generate(boards, dice)
     pair, mover = make_player(f"checkpoint:{files[2]}@0"), make_player(f"checkpoint:{files[1]}@0")
     assert pair.greedy and (pair.choose(boards, dice, moves) == mover.choose(boards, dice, moves)).all()
     np.testing.assert_array_equal(pair.judge.probs(boards), load_evaluator(files[0]).probs(boards))
+
+
+def test_an_analysis_at_0_ply_judges_checker_plays_by_the_mover_and_luck_and_cube_by_the_main_nets(files):
+    record = play_matches(make_agent(f"checkpoint:{files[1]}@0"), RandomCube(3), [11], length=3,
+                          names=("mover", "random"))[0]
+    by = {name: analyse_match(load_evaluator(f), record, 0) for name, f in zip(("main", "mover", "pair"), files)}
+    decisions = {name: [d for p in a.players for d in p.decisions] for name, a in by.items()}
+    checker = {name: [d.equity_lost for d in ds if d.kind == "checker"] for name, ds in decisions.items()}
+    cube = {name: [d.equity_lost for d in ds if d.kind != "checker"] for name, ds in decisions.items()}
+    luck = {name: [d.luck for d in ds if d.kind == "checker"] for name, ds in decisions.items()}
+    assert checker["pair"] == checker["mover"] != checker["main"]
+    assert by["pair"].players[0].checker_error == 0  # the mover played its own first choice every time
+    assert luck["pair"] == luck["main"] != luck["mover"] and cube["pair"] == cube["main"]

@@ -287,12 +287,10 @@ def score_moves(evaluator, moves, states: Sequence[MatchState] | None, players, 
 
     ``states[b]`` and ``players[b]`` are board ``b``'s match state and mover; with ``states``
     ``None`` the scores are cubeless equities (and ``players`` only need the right length). Each level keeps the best candidates by the
-    previous level's normalised score and re-scores them one ply deeper; at 0 ply the evaluator's
-    mover scores them (:func:`~bgzero.value.evaluator.checker_play`). ``keep`` (global
+    previous level's normalised score and re-scores them one ply deeper. ``keep`` (global
     candidate indices) pass every filter: an analysis scores the played move at the full
     ply, as gnubg adds it to its move list, so its loss compares like with like.
     """
-    evaluator = checker_play(evaluator, ply)
     m = len(moves.results)
     boards = len(moves.offsets) - 1
     owner = np.repeat(np.arange(boards), np.diff(moves.offsets))
@@ -321,6 +319,7 @@ def score_moves(evaluator, moves, states: Sequence[MatchState] | None, players, 
 
 def choose_for_score(evaluator, moves, states: Sequence[MatchState], players, ply: int,
                      filters=DEFAULT_FILTERS) -> np.ndarray:
-    """Global index of each position's best candidate for its score and cube, at ``ply``."""
-    scores = score_moves(evaluator, moves, states, players, ply, filters)
+    """Global index of each position's best candidate for its score and cube, at ``ply``; at 0 ply
+    the evaluator's mover chooses (:func:`~bgzero.value.evaluator.checker_play`)."""
+    scores = score_moves(checker_play(evaluator, ply), moves, states, players, ply, filters)
     return segment_argmax(np.where(scores.depth == ply, scores.value, -np.inf), moves.offsets)

@@ -135,9 +135,8 @@ def _choose(evaluator, moves, keep: int, prune: bool, want_probs: bool,
 
 
 def analyse_moves(evaluator, moves, ply: int, filters=DEFAULT_FILTERS) -> tuple[np.ndarray, np.ndarray]:
-    """Probabilities of every candidate (opponent on roll) and the ply each was scored at; at 0 ply
-    by the evaluator's mover (:func:`~bgzero.value.evaluator.checker_play`)."""
-    probs = checker_play(evaluator, ply).probs(moves.results)
+    """Probabilities of every candidate (opponent on roll) and the ply each was scored at."""
+    probs = evaluator.probs(moves.results)
     depth = np.zeros(len(moves.results), np.int64)
     alive = np.arange(len(moves.results))
     owner = np.repeat(np.arange(len(moves.offsets) - 1), np.diff(moves.offsets))
@@ -150,8 +149,9 @@ def analyse_moves(evaluator, moves, ply: int, filters=DEFAULT_FILTERS) -> tuple[
 
 
 def choose_moves(evaluator, moves, ply: int, filters=DEFAULT_FILTERS) -> np.ndarray:
-    """Global index of the best candidate per position at ``ply``."""
-    probs, depth = analyse_moves(evaluator, moves, ply, filters)
+    """Global index of the best candidate per position at ``ply``; at 0 ply the evaluator's mover
+    chooses (:func:`~bgzero.value.evaluator.checker_play`)."""
+    probs, depth = analyse_moves(checker_play(evaluator, ply), moves, ply, filters)
     score = np.where(depth == ply, -equity(probs), -np.inf)
     return segment_argmax(score, moves.offsets)
 

@@ -15,6 +15,8 @@ Errors are in normalised equity (the cube at 1); gnubg's marks use its threshold
   play minus the mean over the 21 rolls (the 15 non-doubles for an opening roll), at
   ``luck_ply`` (0 by default, as in gnubg 1.07). Summed, it is gnubg's "Luck total EMG";
   times the cube, points. The luck-adjusted result takes each side's luck out of its points.
+  Luck values positions, so it is the checkpoint's own nets' even where a mover (the role
+  split, :func:`~bgzero.value.evaluator.checker_play`) judges the checker plays at 0 ply.
 * Every play is judged at the analysis ply, the played move included, and every position
   of a match (or of a folder of matches) goes through the batched search together, through
   one :class:`~bgzero.value.memo.MemoEvaluator`: a board met again (the luck's rolls, the
@@ -37,6 +39,7 @@ from bgzero.engine.notation import format_steps, parse_move
 from bgzero.engine.segments import segment_argmax
 from bgzero.match.game import walk
 from bgzero.match.record import DOUBLE, MOVE, MatchGame, MatchRecord
+from bgzero.value.evaluator import checker_play
 from bgzero.value.memo import MemoEvaluator
 
 MARKS = ((0.16, "very bad"), (0.08, "bad"), (0.04, "doubtful"))  # gnubg's arSkillLevel
@@ -340,7 +343,8 @@ def _judge_plays(evaluator, plays: list[_Play], ply: int, batch: int, bar) -> li
         played = np.array([offsets[b] + int(np.flatnonzero((results[offsets[b]:offsets[b + 1]]
                                                              == p.after.reshape(-1)).all(axis=1))[0])
                            for b, p in enumerate(part)], np.int64)
-        scores = score_moves(evaluator, moves, [p.state for p in part], [p.player for p in part], ply, keep=played)
+        scores = score_moves(checker_play(evaluator, ply), moves, [p.state for p in part], [p.player for p in part],
+                             ply, keep=played)
         full = np.where(scores.depth == ply, scores.score, -np.inf)
         best = segment_argmax(full, offsets)
         for b, p in enumerate(part):

@@ -1,7 +1,8 @@
 """Position analysis for ``bgzero-hint`` and ``bgzero-analyze``: ranked moves, evaluations, cube actions.
 
 Pure functions over an :class:`~bgzero.value.evaluator.Evaluator`; nothing here prints. Moves
-are scored with :func:`bgzero.agents.search.analyse_moves`, whose probabilities are for the
+are scored with :func:`bgzero.agents.cubeful.score_moves` (at 0 ply by the evaluator's mover
+where it has one, :func:`~bgzero.value.evaluator.checker_play`), whose probabilities are for the
 result with the *opponent* on roll; they are flipped here so every number a caller sees
 is from the mover's side, as gnubg's ``hint`` shows them. Without a match state moves are
 ranked by cubeless money equity (``2w - 1 + wg - lg + wbg - lbg``); with one, by the cubeful
@@ -27,6 +28,7 @@ from bgzero.engine.notation import check_dice, format_steps
 from bgzero.engine.parse import check_position
 from bgzero.errors import ConfigError
 from bgzero.value.checkpoint import load_evaluator
+from bgzero.value.evaluator import checker_play
 from bgzero.value.probs import equity, flip
 
 
@@ -103,7 +105,8 @@ def rank_moves(evaluator, board, dice, ply: int = 0, filters=DEFAULT_FILTERS, st
     """
     board = check_position(board)
     moves = generate(board[None], np.array([check_dice(dice)], np.int8))
-    scores = score_moves(evaluator, moves, None if state is None else [state], [player], ply, filters)
+    scores = score_moves(checker_play(evaluator, ply), moves, None if state is None else [state], [player], ply,
+                         filters)
     order = np.lexsort((-scores.score, -scores.depth))
     best = order[0]
     return [replace(_ranked(board, moves, scores, k, state),
@@ -119,7 +122,7 @@ def best_moves(evaluator, boards: np.ndarray, dice: np.ndarray, ply: int = 0,
     plays are formatted. ``boards`` must come from :func:`check_position`.
     """
     moves = generate(boards, dice)
-    scores = score_moves(evaluator, moves, None, np.zeros(len(boards), np.int64), ply, filters)
+    scores = score_moves(checker_play(evaluator, ply), moves, None, np.zeros(len(boards), np.int64), ply, filters)
     owner = np.repeat(np.arange(len(moves)), moves.counts())
     order = np.lexsort((-scores.score, -scores.depth, owner))
     first = order[moves.offsets[:-1]]  # each position's candidates are contiguous, best first
