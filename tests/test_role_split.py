@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 import torch
 
+from bgzero import paths
 from bgzero.agents.cubeful import cube_decisions
 from bgzero.agents.neural import NeuralAgent
 from bgzero.agents.specs import make_agent
@@ -138,3 +139,9 @@ def test_an_analysis_at_0_ply_judges_checker_plays_by_the_mover_and_luck_and_cub
     assert checker["pair"] == checker["mover"] != checker["main"]
     assert by["pair"].players[0].checker_error == 0  # the mover played its own first choice every time
     assert luck["pair"] == luck["main"] != luck["mover"] and cube["pair"] == cube["main"]
+
+
+def test_the_shipped_strong_is_a_pair_whose_mover_ranks_a_rollouts_plays_with_its_pruning_net():
+    strong = load_evaluator(paths.CHECKPOINTS / "strong.safetensors")
+    assert strong.mover is not None and strong.mover.pruner is strong.pruner is not None
+    assert make_player("strong@0").judge.prune

@@ -165,8 +165,10 @@ def load_evaluator(path: str | Path, frozen: bool = True) -> Evaluator:
             return _build_net(state, prefix)
         return FrozenNet(NetConfig(**state[f"{prefix}net_config"]), state[f"{prefix}model"], encoders[prefix])
 
-    def evaluator_of(prefix, pruner=None, mover=None):
-        """The nets under ``prefix`` ("" or "mover_"); a mover without its own race net uses the main one."""
+    def evaluator_of(prefix, pruner, mover=None):
+        """The nets under ``prefix`` ("" or "mover_"); a mover without its own race net uses the main one.
+        Both rank with the one pruning net (a rollout's 0-ply choices): it only ranks, and the
+        mover is a fine-tune of the nets it was distilled from."""
         race_prefix = f"{prefix}race_" if f"{prefix}race_model" in state else "race_"
         race = build(race_prefix) if f"{race_prefix}model" in state else None
         return Evaluator(build(prefix), encoders[prefix], race_net=race, race_encoder=encoders[race_prefix],
@@ -174,7 +176,7 @@ def load_evaluator(path: str | Path, frozen: bool = True) -> Evaluator:
 
     pruner = (PruningNet(NetConfig(**state["prune_net_config"]), state["prune_model"]) if "prune_model" in state
               else None)
-    mover = evaluator_of("mover_") if "mover_model" in state else None
+    mover = evaluator_of("mover_", pruner) if "mover_model" in state else None
     evaluator = evaluator_of("", pruner, mover)
     _probe(path, evaluator)
     if mover is not None:
