@@ -265,3 +265,41 @@ def test_a_damaged_archive_or_one_that_reaches_outside_is_one_line(tmp_path):
     with pytest.raises(BgzeroError, match=r"'\.\./labels/labels-00000\.npz' is not a label or rollout chunk"):
         label_archive.unpack(outside, tmp_path / "gen-002")
     assert not (tmp_path / "labels").exists() and not (tmp_path / "gen-002").exists()
+
+
+def test_a_stretch_the_budget_stops_keeps_its_finished_labels_for_a_fresh_machine(tmp_path, monkeypatch):
+    """The budget ends labelling after a chunk: the archive holds that chunk, and a run folder
+    on a fresh machine (the archive and nothing else) starts labelling after it."""
+    from bgzero.learn import label_archive
+
+    kept, first, again = tmp_path / "kept", tmp_path / "first", tmp_path / "again"
+    clock = [0.0]
+    monkeypatch.setattr(iterate_module.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(labelling.time, "monotonic", lambda: clock[0])
+    real_label = labelling.label
+    found = []
+
+    def one_chunk_then_late(*args, progress=None, **kw):
+        def tick(n):
+            clock[0] += 1000.0
+            if progress:
+                progress(n)
+        return real_label(*args, progress=tick, **kw)
+
+    monkeypatch.setattr(iterate_module, "label", one_chunk_then_late)
+    state = iterate(tiny_cfg(first, "budget=10m", f"labelling.archive={kept}"))
+    assert state["stopped"] == {"generation": 1, "step": "labels"}
+    archive = label_archive.archive_path(kept, 1)
+    assert list(label_archive.read(archive)) == ["labels/labels-00000.npz"]
+
+    def recording(teacher, candidates, folder, *args, **kw):
+        found.append(sorted(p.name for p in Path(folder).glob("labels-*.npz")))
+        return real_label(teacher, candidates, folder, *args, **kw)
+
+    clock[0] = 0.0
+    monkeypatch.setattr(iterate_module, "label", recording)
+    iterate_without_cube(tiny_cfg(again, f"labelling.archive={kept}"))
+    assert found == [["labels-00000.npz"]]  # the restored chunk, not labelled again
+    made = label_archive.chunk_files(again / "gen-001")
+    assert made["labels/labels-00000.npz"] == label_archive.chunk_files(first / "gen-001")["labels/labels-00000.npz"]
+    assert label_archive.read(archive) == made  # and the whole generation kept once finished

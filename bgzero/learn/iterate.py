@@ -140,14 +140,17 @@ class Generation:
 
     def labels(self) -> None:
         """The search labels, then the rollouts that replace some of them; with ``labelling.archive``,
-        first those the archive kept, and the whole kept there once finished."""
+        first those the archive kept, and what is finished kept there when the step ends or stops
+        (the budget, a stop), so that a stretch on a fresh machine goes on from it."""
         archive = self.cfg.labelling.archive and label_archive.archive_path(self.cfg.labelling.archive, self.number)
         if archive and archive.is_file() and (restored := label_archive.unpack(archive, self.folder)):
             self._log(f"{restored} label and rollout chunks restored from {archive}")
-        self.search_labels()
-        self.rollouts()
-        if archive and label_archive.pack(self.folder, archive):
-            self._log(f"labels and rollouts kept in {archive} ({archive.stat().st_size / 1e6:.1f} MB)")
+        try:
+            self.search_labels()
+            self.rollouts()
+        finally:
+            if archive and label_archive.pack(self.folder, archive):
+                self._log(f"labels and rollouts kept in {archive} ({archive.stat().st_size / 1e6:.1f} MB)")
 
     def search_labels(self) -> None:
         lab = self.cfg.labelling

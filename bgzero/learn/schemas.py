@@ -175,7 +175,8 @@ class Labelling:
     backend: str = option("local", "local or ray", choice("local", "ray"))
     ray: LabellingRay = section(LabellingRay)
     archive: str | None = option(None, "a folder keeping each generation's finished labels and rollouts (a few MB, "
-                                 "gen-NNN.labels.tar.xz), restored into a run folder that lacks them; null: none",
+                                 "gen-NNN.labels.tar.xz), also those of a step the budget stopped, restored into a "
+                                 "run folder that lacks them; null: none",
                                  output_dir(null=True))
 
 
