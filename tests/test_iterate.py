@@ -98,14 +98,14 @@ def test_a_stop_after_any_step_resumes_to_the_same_generation(straight, tmp_path
     assert strip_seconds(figures(out)) == strip_seconds(figures(straight[0]))
 
 
-def test_the_budget_stops_labelling_and_the_gate_and_the_rerun_finishes(straight, tmp_path, monkeypatch, capsys):
-    out = tmp_path / "run"
+def _late_after_each_chunk(monkeypatch) -> list[float]:
+    """A clock that passes the budget's deadline once labelling finishes a chunk; set it back with ``clock[0] = 0``."""
     clock = [0.0]
     monkeypatch.setattr(iterate_module.time, "monotonic", lambda: clock[0])
     monkeypatch.setattr(labelling.time, "monotonic", lambda: clock[0])
     real_label = labelling.label
 
-    def one_chunk_then_late(*args, progress=None, **kw):  # the clock passes the deadline after a chunk
+    def one_chunk_then_late(*args, progress=None, **kw):
         def tick(n):
             clock[0] += 1000.0
             if progress:
@@ -113,6 +113,13 @@ def test_the_budget_stops_labelling_and_the_gate_and_the_rerun_finishes(straight
         return real_label(*args, progress=tick, **kw)
 
     monkeypatch.setattr(iterate_module, "label", one_chunk_then_late)
+    return clock
+
+
+def test_the_budget_stops_labelling_and_the_gate_and_the_rerun_finishes(straight, tmp_path, monkeypatch, capsys):
+    out = tmp_path / "run"
+    real_label = labelling.label
+    clock = _late_after_each_chunk(monkeypatch)
     state = iterate(tiny_cfg(out, "budget=10m"))
     assert state["stopped"] == {"generation": 1, "step": "labels"}
     assert "run the same command again to resume" in capsys.readouterr().out
@@ -273,20 +280,9 @@ def test_a_stretch_the_budget_stops_keeps_its_finished_labels_for_a_fresh_machin
     from bgzero.learn import label_archive
 
     kept, first, again = tmp_path / "kept", tmp_path / "first", tmp_path / "again"
-    clock = [0.0]
-    monkeypatch.setattr(iterate_module.time, "monotonic", lambda: clock[0])
-    monkeypatch.setattr(labelling.time, "monotonic", lambda: clock[0])
     real_label = labelling.label
     found = []
-
-    def one_chunk_then_late(*args, progress=None, **kw):
-        def tick(n):
-            clock[0] += 1000.0
-            if progress:
-                progress(n)
-        return real_label(*args, progress=tick, **kw)
-
-    monkeypatch.setattr(iterate_module, "label", one_chunk_then_late)
+    clock = _late_after_each_chunk(monkeypatch)
     state = iterate(tiny_cfg(first, "budget=10m", f"labelling.archive={kept}"))
     assert state["stopped"] == {"generation": 1, "step": "labels"}
     archive = label_archive.archive_path(kept, 1)
