@@ -14,6 +14,7 @@ from bgzero.analysis.position import rank_moves
 from bgzero.cli.export import run as export
 from bgzero.cube import MatchState
 from bgzero.engine.board import START
+from bgzero.engine.game import random_positions
 from bgzero.engine.movegen import generate
 from bgzero.errors import CheckpointError, ConfigError
 from bgzero.match.runner import play_matches
@@ -50,28 +51,10 @@ def files(tmp_path_factory):
     return main, mover, folder / "pair.safetensors", folder / "pair.pt"
 
 
-def _positions(n: int = 64):
-    """Boards and rolls from random play: contact and races, some bear-offs."""
-    rng = np.random.default_rng(5)
-    boards, dice = [], []
-    for _ in range(6):
-        b = START_31[0].copy()
-        for turn in range(120):
-            roll = np.sort(rng.integers(1, 7, size=2))[::-1].astype(np.int8)
-            moves = generate(b[None], roll[None])
-            if turn % 3 == 0:
-                boards.append(b), dice.append(roll)
-            b = moves.results[rng.integers(moves.counts()[0])][::-1].copy()  # the opponent's view, on roll
-            if (b[0].sum() == 0) or (b[1].sum() == 0):
-                break
-    pick = np.random.default_rng(6).permutation(len(boards))[:n]
-    return np.stack(boards)[pick], np.stack(dice)[pick]
-
-
 @pytest.mark.parametrize("which", [2, 3], ids=["play-file", "checkpoint"])
 def test_the_mover_chooses_checker_plays_at_0_ply_and_only_there(files, which):
     main, mover, pair = load_evaluator(files[0]), load_evaluator(files[1]), load_evaluator(files[which])
-    boards, dice = _positions()
+    boards, dice = random_positions(64, 5, games=16)
     moves = generate(boards, dice)
     pick = lambda ev, ply: NeuralAgent(ev, ply=ply).choose(boards, dice, moves)  # noqa: E731
     assert (pick(pair, 0) == pick(mover, 0)).all()
@@ -121,7 +104,7 @@ def test_a_mover_missing_a_field_is_a_one_line_error(files, tmp_path, drop, mess
 
 
 def test_a_rollout_of_the_pair_plays_the_movers_checker_plays(files):
-    boards, dice = _positions()
+    boards, dice = random_positions(64, 5, games=16)
     moves = generate(boards, dice)
     pair, mover = make_player(f"checkpoint:{files[2]}@0"), make_player(f"checkpoint:{files[1]}@0")
     assert pair.greedy and (pair.choose(boards, dice, moves) == mover.choose(boards, dice, moves)).all()

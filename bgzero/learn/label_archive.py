@@ -4,9 +4,10 @@ Labelling and rollouts are most of a generation's cost (an hour and more on two 
 their results are a few MB: 200,000 labels are 4 MB. ``labelling.archive=DIR`` packs a
 generation's finished chunk files, byte for byte, into ``DIR/gen-NNN.labels.tar.xz`` (also when
 the budget or a stop ends the step half-way, so a generation can span stretches on fresh
-machines) and unpacks them into a run folder that lacks them. The candidates they label come back from their seeds; the
-chunks carry the candidates' checksum and the teacher, and labelling's own checks refuse a chunk
-made for other candidates, so a stale archive costs only the work of making them again.
+machines) and unpacks them into a run folder that lacks them. The candidates they label come
+back from their seeds; the chunks carry the candidates' checksum and the teacher, and
+labelling's own checks refuse a chunk made for other candidates, so a stale archive costs only
+the work of making them again.
 """
 
 from __future__ import annotations
